@@ -1,0 +1,87 @@
+//! The snapshot of a 256-CPU machine: median time per snapshot, and reads per file.
+//!
+//! Run with `cargo bench -p pacer-core --bench snapshot`. The goal (issue 2): under 10 ms
+//! on a 2-core machine, with no file read more than once.
+
+#![allow(clippy::expect_used, clippy::panic)]
+
+use std::collections::HashSet;
+use std::time::{Duration, Instant};
+
+use pacer_core::sim::{self, SimMachine};
+use pacer_core::{Snapshot, SysRoot};
+
+const CPUS: u32 = 256;
+const RUNS: usize = 200;
+
+/// The AMD model, widened to 256 logical CPUs with a policy each: the most files per CPU.
+fn big_machine() -> SimMachine {
+    let mut machine = sim::model("amd-zen4").expect("the amd-zen4 model exists");
+    let cpu_template = machine.cpus[0].clone();
+    let policy_template = machine.policies[0].clone();
+    let half = CPUS / 2;
+    machine.cpus = (0..CPUS)
+        .map(|id| {
+            let core = id % half;
+            let mut cpu = cpu_template.clone();
+            cpu.id = id;
+            cpu.core_cpus = vec![core, core + half];
+            cpu
+        })
+        .collect();
+    machine.policies = (0..CPUS)
+        .map(|id| {
+            let mut policy = policy_template.clone();
+            policy.id = id;
+            policy.cpus = vec![id];
+            policy
+        })
+        .collect();
+    machine
+}
+
+fn main() {
+    // sysfs lives in memory; so does tmpfs, where there is one.
+    let shm = std::path::Path::new("/dev/shm");
+    let dir = if shm.is_dir() {
+        tempfile::tempdir_in(shm)
+    } else {
+        tempfile::tempdir()
+    }
+    .expect("a temporary directory");
+    big_machine()
+        .render(dir.path())
+        .expect("the tree is laid out");
+
+    let logged = SysRoot::with_read_log(dir.path());
+    let snapshot = Snapshot::read(&logged).expect("the tree reads");
+    assert!(snapshot.problems.is_empty(), "{:?}", snapshot.problems);
+    let reads = logged.reads();
+    let distinct: HashSet<_> = reads.iter().collect();
+
+    let root = SysRoot::new(dir.path());
+    let mut times: Vec<Duration> = (0..RUNS)
+        .map(|_| {
+            let start = Instant::now();
+            let snapshot = Snapshot::read(&root).expect("the tree reads");
+            let elapsed = start.elapsed();
+            std::hint::black_box(snapshot);
+            elapsed
+        })
+        .collect();
+    times.sort();
+    let at = |fraction: f64| times[((times.len() - 1) as f64 * fraction) as usize];
+    println!(
+        "snapshot of {CPUS} CPUs ({} policies): median {:.2} ms, p10 {:.2} ms, p90 {:.2} ms over {RUNS} runs",
+        snapshot.policies.len(),
+        at(0.5).as_secs_f64() * 1e3,
+        at(0.1).as_secs_f64() * 1e3,
+        at(0.9).as_secs_f64() * 1e3,
+    );
+    println!(
+        "files read: {} reads of {} distinct files (at most one read per file: {})",
+        reads.len(),
+        distinct.len(),
+        reads.len() == distinct.len()
+    );
+}

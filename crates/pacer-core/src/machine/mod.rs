@@ -1,0 +1,267 @@
+//! The machine model: one consistent reading of the CPU power state under a root.
+
+mod cpus;
+pub mod eas;
+mod groups;
+mod policy;
+mod rapl;
+
+use std::fmt;
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+pub use cpus::Cpu;
+pub use eas::{Eas, EasReason};
+pub use groups::{group_policies, PolicyGroup};
+pub use policy::Policy;
+pub use rapl::RaplZone;
+
+use crate::cpuset::CpuSet;
+use crate::i18n::{fill, gettext};
+use crate::sysfs::{Expected, Need, Probe, Problem, ReadError, SysRoot};
+use crate::values::{DriverMode, DriverStatus, Flag};
+
+const CPU_DIR: &str = "sys/devices/system/cpu";
+const CPUFREQ_DIR: &str = "sys/devices/system/cpu/cpufreq";
+
+/// The CPU frequency driver as a whole.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Driver {
+    /// `scaling_driver`: `intel_pstate`, `intel_cpufreq`, `amd-pstate-epp`, `cpufreq-dt`, …
+    pub name: Option<String>,
+    pub mode: Option<DriverMode>,
+    /// Turbo/boost allowed: `!intel_pstate/no_turbo`, or `cpufreq/boost`.
+    pub boost: Option<bool>,
+}
+
+impl Driver {
+    /// Drivers that choose frequencies themselves and offer only the `performance` and
+    /// `powersave` "governors" (`setpolicy` drivers).
+    pub fn is_setpolicy(&self) -> bool {
+        matches!(
+            self.name.as_deref(),
+            Some("intel_pstate" | "amd-pstate-epp")
+        )
+    }
+}
+
+/// Everything Pacer knows about the machine's CPU power state at one moment.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Snapshot {
+    pub root: PathBuf,
+    /// Whether the root is a simulated machine rather than real hardware.
+    pub simulated: bool,
+    pub cpus: Vec<Cpu>,
+    pub policies: Vec<Policy>,
+    pub driver: Driver,
+    /// `smt/active`; `None` on kernels without SMT support.
+    pub smt_active: Option<bool>,
+    pub eas: Eas,
+    pub rapl: Vec<RaplZone>,
+    /// Everything that could not be read as the kernel prints it.
+    pub problems: Vec<Problem>,
+}
+
+/// Why there is no snapshot at all.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SnapshotError {
+    RootMissing(PathBuf),
+    NotAMachine(PathBuf),
+}
+
+impl fmt::Display for SnapshotError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&match self {
+            SnapshotError::RootMissing(root) => fill(
+                gettext("the root directory {root} does not exist"),
+                &[("root", &root.display())],
+            ),
+            SnapshotError::NotAMachine(root) => fill(
+                gettext("{root} holds no sys/devices/system/cpu, so it is not the root of a Linux system"),
+                &[("root", &root.display())],
+            ),
+        })
+    }
+}
+
+impl Snapshot {
+    /// Reads the machine under `root`, each file at most once.
+    pub fn read(root: &SysRoot) -> Result<Snapshot, SnapshotError> {
+        if !root.root().is_dir() {
+            return Err(SnapshotError::RootMissing(root.root().to_owned()));
+        }
+        if !root.path(CPU_DIR).is_dir() {
+            return Err(SnapshotError::NotAMachine(root.root().to_owned()));
+        }
+        let mut probe = Probe::new(root);
+
+        let mut cpus = cpus::read(&mut probe);
+        let online: CpuSet = cpus
+            .iter()
+            .filter(|cpu| cpu.online)
+            .map(|cpu| cpu.id)
+            .collect();
+        let smt_active = probe
+            .value::<Flag>(
+                &format!("{CPU_DIR}/smt/active"),
+                Need::Optional,
+                Expected::Flag,
+            )
+            .map(|flag| flag.0);
+        let mut policies = read_policies(&mut probe, &online);
+        cpus::label_core_types(&mut probe, &mut cpus);
+        link_cpus_and_policies(&mut cpus, &mut policies);
+        let driver = read_driver(&mut probe, &policies);
+        let sysctl = eas::read_sysctl(&mut probe);
+        let energy_model = eas::read_energy_model(&mut probe);
+        let eas = eas::evaluate(&eas::EasInputs {
+            sysctl,
+            smt_active,
+            online_cpus: &online,
+            capacities: cpus
+                .iter()
+                .filter(|cpu| cpu.online)
+                .filter_map(|cpu| cpu.capacity)
+                .collect(),
+            governors: policies
+                .iter()
+                .filter(|policy| policy.is_active())
+                .map(|policy| (policy.id, policy.governor.as_ref()))
+                .collect(),
+            energy_model: &energy_model,
+        });
+        let rapl = rapl::read(&mut probe);
+
+        Ok(Snapshot {
+            root: root.root().to_owned(),
+            simulated: root.exists(crate::sim::STATE_FILE),
+            cpus,
+            policies,
+            driver,
+            smt_active,
+            eas,
+            rapl,
+            problems: probe.problems,
+        })
+    }
+
+    pub fn policy(&self, id: u32) -> Option<&Policy> {
+        self.policies.iter().find(|policy| policy.id == id)
+    }
+
+    /// Whether the kernel offers CPU frequency control here at all.
+    pub fn has_cpufreq(&self) -> bool {
+        self.policies.iter().any(Policy::is_active)
+    }
+}
+
+/// Reads every policy: the first alone, to learn which driver attributes exist and what
+/// all policies print alike, then the rest spread over threads.
+fn read_policies(probe: &mut Probe<'_>, online: &CpuSet) -> Vec<Policy> {
+    let names = match probe.root().list_dir(CPUFREQ_DIR) {
+        Ok(names) => names,
+        // A kernel without CONFIG_CPU_FREQ: nothing to read, nothing wrong.
+        Err(ReadError::Missing) => return Vec::new(),
+        Err(ReadError::Io(error)) => {
+            probe.report_io(CPUFREQ_DIR, &error);
+            return Vec::new();
+        }
+    };
+    let mut ids: Vec<u32> = names
+        .iter()
+        .filter_map(|name| name.strip_prefix("policy")?.parse().ok())
+        .collect();
+    ids.sort_unstable();
+
+    let mut policies = Vec::with_capacity(ids.len());
+    let mut attributes = None;
+    let mut rest = ids.as_slice();
+    while let Some((&id, tail)) = rest.split_first() {
+        rest = tail;
+        let (policy, found) = Policy::read(probe, id, online, None);
+        let active = policy.is_active();
+        policies.push(policy);
+        if active {
+            attributes = Some(found);
+            break;
+        }
+    }
+    let Some(attributes) = attributes else {
+        return policies;
+    };
+    policies.extend(probe.map_parallel(rest, |probe, &id| {
+        Policy::read(probe, id, online, Some(attributes)).0
+    }));
+    let active: Vec<u32> = policies
+        .iter()
+        .filter(|policy| policy.is_active())
+        .map(|policy| policy.id)
+        .collect();
+    let shared = policy::PolicyShared::read(probe, &active);
+    for policy in &mut policies {
+        shared.apply(policy);
+    }
+    policies
+}
+
+/// Fills each CPU's policy and current frequency, and each policy's EPB, ranking and core
+/// type from its CPUs.
+fn link_cpus_and_policies(cpus: &mut [Cpu], policies: &mut [Policy]) {
+    for policy in policies.iter_mut() {
+        let members: Vec<&mut Cpu> = cpus
+            .iter_mut()
+            .filter(|cpu| policy.cpus.contains(cpu.id))
+            .collect();
+        policy.epb = agreed(members.iter().filter(|cpu| cpu.online).map(|cpu| cpu.epb));
+        policy.core_type = agreed(members.iter().map(|cpu| cpu.core_type));
+        for cpu in members {
+            cpu.policy = Some(policy.id);
+            cpu.prefcore_ranking = policy.prefcore_ranking;
+            if cpu.online {
+                cpu.cur_khz = policy.cur_khz;
+            }
+        }
+    }
+}
+
+/// The value all items share, or `None` if they differ, are unknown, or there are none.
+fn agreed<T: PartialEq + Copy>(mut items: impl Iterator<Item = Option<T>>) -> Option<T> {
+    let first = items.next()??;
+    items.all(|item| item == Some(first)).then_some(first)
+}
+
+fn read_driver(probe: &mut Probe<'_>, policies: &[Policy]) -> Driver {
+    let name = policies.iter().find_map(|policy| policy.driver.clone());
+
+    let status_file = match name.as_deref() {
+        Some("intel_pstate" | "intel_cpufreq") => Some(format!("{CPU_DIR}/intel_pstate/status")),
+        Some("amd-pstate-epp" | "amd-pstate") => Some(format!("{CPU_DIR}/amd_pstate/status")),
+        _ => None,
+    };
+    let mode = status_file.and_then(|file| {
+        match probe.value::<DriverStatus>(&file, Need::Required, Expected::DriverStatus)? {
+            DriverStatus::Mode(mode) => Some(mode),
+            DriverStatus::Off => None,
+        }
+    });
+
+    let no_turbo = format!("{CPU_DIR}/intel_pstate/no_turbo");
+    let boost = if name
+        .as_deref()
+        .is_some_and(|name| name.starts_with("intel_"))
+    {
+        probe
+            .value::<Flag>(&no_turbo, Need::Required, Expected::Flag)
+            .map(|no_turbo| !no_turbo.0)
+    } else {
+        probe
+            .value::<Flag>(
+                &format!("{CPUFREQ_DIR}/boost"),
+                Need::Optional,
+                Expected::Flag,
+            )
+            .map(|flag| flag.0)
+    };
+    Driver { name, mode, boost }
+}

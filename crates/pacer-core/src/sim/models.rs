@@ -1,0 +1,296 @@
+//! The machine kinds Pacer simulates, modelled on the reference fixture trees.
+
+use super::{Opp, SimCoreKind, SimCpu, SimDriver, SimMachine, SimPolicy, SimRapl};
+
+/// A machine kind Pacer can simulate.
+#[derive(Debug, Clone, Copy)]
+pub struct Model {
+    pub name: &'static str,
+    /// One line for `pacerctl simulate list`.
+    pub description: &'static str,
+    pub build: fn() -> SimMachine,
+}
+
+/// Every model.
+pub const MODELS: [Model; 5] = [
+    Model {
+        name: "intel-hybrid",
+        description: "Alder Lake-P laptop: 4 P-cores with SMT + 8 E-cores, intel_pstate in active mode",
+        build: || intel_hybrid(true),
+    },
+    Model {
+        name: "intel-hybrid-nosmt",
+        description: "the same laptop with SMT impossible: 4 P-cores + 8 E-cores, EAS-capable in passive mode",
+        build: || intel_hybrid(false),
+    },
+    Model {
+        name: "amd-zen4",
+        description: "Ryzen 7 7840U-class laptop: 8 cores, 16 threads, amd-pstate-epp, preferred cores",
+        build: amd_zen4,
+    },
+    Model {
+        name: "arm-rk3588",
+        description: "RK3588 board: 4 Cortex-A55 + 2x2 Cortex-A76, cpufreq-dt, schedutil, EAS running",
+        build: arm_rk3588,
+    },
+    Model {
+        name: "vm",
+        description: "virtual machine with 4 CPUs and no CPU frequency control",
+        build: vm,
+    },
+];
+
+/// The model called `name`.
+pub fn model(name: &str) -> Option<SimMachine> {
+    MODELS
+        .iter()
+        .find(|model| model.name == name)
+        .map(|model| (model.build)())
+}
+
+/// `scaling_cur_freq` samples of an idle-ish laptop, per logical CPU.
+const INTEL_CUR_KHZ: [u32; 16] = [
+    1398712, 1402231, 2911024, 2906671, 1187503, 1191220, 998417, 1003389, 1199867, 801554,
+    1397215, 900233, 1600412, 799981, 1100734, 1301902,
+];
+
+/// Core i7-1260P (Alder Lake-L): P-cores up to 4.7 GHz (base 2.1), E-cores up to 3.4 GHz
+/// (base 1.5), EPP balance_performance = 102 on this model. With SMT possible, intel_pstate
+/// sets no asymmetric capacity and registers no energy model (`kernel.md` §4.2).
+fn intel_hybrid(smt: bool) -> SimMachine {
+    let p_threads = if smt { 8 } else { 4 };
+    let count = p_threads + 8;
+    let cpus = (0..count)
+        .map(|id| {
+            let p_core = id < p_threads;
+            let core_cpus = if smt && p_core {
+                let first = id - id % 2;
+                vec![first, first + 1]
+            } else {
+                vec![id]
+            };
+            SimCpu {
+                id,
+                kind: if p_core {
+                    SimCoreKind::IntelP
+                } else {
+                    SimCoreKind::IntelE
+                },
+                online: true,
+                capacity: if smt || p_core { 1024 } else { 580 },
+                core_cpus,
+                epb: Some(6),
+                prefcore_ranking: None,
+            }
+        })
+        .collect();
+    let policies = (0..count)
+        .map(|id| {
+            let p_core = id < p_threads;
+            SimPolicy {
+                id,
+                cpus: vec![id],
+                governor: "powersave".into(),
+                min_khz: 400_000,
+                max_khz: if p_core { 4_700_000 } else { 3_400_000 },
+                hw_min_khz: 400_000,
+                hw_max_khz: if p_core { 4_700_000 } else { 3_400_000 },
+                base_khz: Some(if p_core { 2_100_000 } else { 1_500_000 }),
+                cur_khz: INTEL_CUR_KHZ[id as usize],
+                epp_raw: Some(102),
+                epp_saved: None,
+                opps: None,
+                dynamic_power_coefficient: None,
+                boost: None,
+            }
+        })
+        .collect();
+    SimMachine {
+        model: if smt {
+            "intel-hybrid"
+        } else {
+            "intel-hybrid-nosmt"
+        }
+        .into(),
+        cpus,
+        policies,
+        driver: SimDriver::IntelPstate {
+            passive: false,
+            no_turbo: false,
+            epp_values: [0, 102, 0xC0, 0xFF],
+        },
+        smt_possible: smt,
+        eas_support: true,
+        eas_knob: true,
+        energy_model: !smt,
+        rapl: SimRapl::Intel,
+    }
+}
+
+/// Ryzen 7 7840U-class (Phoenix): 8 cores with SMT (siblings N and N+8), 0.4–4.9 GHz,
+/// preferred-core rankings per physical core.
+fn amd_zen4() -> SimMachine {
+    const RANKING: [u32; 8] = [236, 231, 226, 216, 221, 211, 206, 201];
+    const CUR_KHZ: [u32; 16] = [
+        1742110, 401223, 2988004, 399875, 1103562, 400117, 400891, 3877261, 402334, 1400781,
+        399102, 400450, 2203117, 401662, 399990, 400037,
+    ];
+    let cpus = (0..16)
+        .map(|id| {
+            let core = id % 8;
+            SimCpu {
+                id,
+                kind: SimCoreKind::Zen4,
+                online: true,
+                capacity: 1024,
+                core_cpus: vec![core, core + 8],
+                epb: None,
+                prefcore_ranking: Some(RANKING[core as usize]),
+            }
+        })
+        .collect();
+    let policies = (0..16)
+        .map(|id| SimPolicy {
+            id,
+            cpus: vec![id],
+            governor: "powersave".into(),
+            min_khz: 400_000,
+            max_khz: 4_900_000,
+            hw_min_khz: 400_000,
+            hw_max_khz: 4_900_000,
+            base_khz: None,
+            cur_khz: CUR_KHZ[id as usize],
+            epp_raw: Some(0x80),
+            epp_saved: None,
+            opps: None,
+            dynamic_power_coefficient: None,
+            boost: Some(true),
+        })
+        .collect();
+    SimMachine {
+        model: "amd-zen4".into(),
+        cpus,
+        policies,
+        driver: SimDriver::AmdPstate {
+            status: "active".into(),
+            boost: true,
+        },
+        smt_possible: true,
+        eas_support: true,
+        eas_knob: true,
+        energy_model: false,
+        rapl: SimRapl::Amd,
+    }
+}
+
+/// RK3588 with the mainline device tree: A55 cluster cpu0-3 up to 1.8 GHz (capacity 397),
+/// two A76 clusters cpu4-5 and cpu6-7 up to 2.4 GHz.
+fn arm_rk3588() -> SimMachine {
+    let little: Vec<Opp> = [
+        (1_008_000, 675_000),
+        (1_200_000, 712_500),
+        (1_416_000, 762_500),
+        (1_608_000, 850_000),
+        (1_800_000, 950_000),
+    ]
+    .map(|(khz, microvolts)| Opp { khz, microvolts })
+    .to_vec();
+    let big: Vec<Opp> = [
+        (1_200_000, 675_000),
+        (1_416_000, 725_000),
+        (1_608_000, 762_500),
+        (1_800_000, 850_000),
+        (2_016_000, 925_000),
+        (2_208_000, 987_500),
+        (2_400_000, 1_000_000),
+    ]
+    .map(|(khz, microvolts)| Opp { khz, microvolts })
+    .to_vec();
+    let clusters = [
+        (
+            0u32,
+            0..4u32,
+            little,
+            228u32,
+            1_008_000u32,
+            SimCoreKind::CortexA55,
+            397u32,
+        ),
+        (
+            4,
+            4..6,
+            big.clone(),
+            416,
+            1_200_000,
+            SimCoreKind::CortexA76,
+            1024,
+        ),
+        (6, 6..8, big, 416, 2_400_000, SimCoreKind::CortexA76, 1024),
+    ];
+    let mut cpus = Vec::new();
+    let mut policies = Vec::new();
+    for (id, range, opps, coefficient, cur_khz, kind, capacity) in clusters {
+        cpus.extend(range.clone().map(|cpu| SimCpu {
+            id: cpu,
+            kind,
+            online: true,
+            capacity,
+            core_cpus: vec![cpu],
+            epb: None,
+            prefcore_ranking: None,
+        }));
+        let (min, max) = (opps[0].khz, opps[opps.len() - 1].khz);
+        policies.push(SimPolicy {
+            id,
+            cpus: range.collect(),
+            governor: "schedutil".into(),
+            min_khz: min,
+            max_khz: max,
+            hw_min_khz: min,
+            hw_max_khz: max,
+            base_khz: None,
+            cur_khz,
+            epp_raw: None,
+            epp_saved: None,
+            opps: Some(opps),
+            dynamic_power_coefficient: Some(coefficient),
+            boost: Some(false),
+        });
+    }
+    SimMachine {
+        model: "arm-rk3588".into(),
+        cpus,
+        policies,
+        driver: SimDriver::CpufreqDt { boost: false },
+        smt_possible: false,
+        eas_support: true,
+        eas_knob: true,
+        energy_model: true,
+        rapl: SimRapl::None,
+    }
+}
+
+/// A cloud VM: four vCPUs, no cpufreq driver, a kernel without energy-model support.
+fn vm() -> SimMachine {
+    SimMachine {
+        model: "vm".into(),
+        cpus: (0..4)
+            .map(|id| SimCpu {
+                id,
+                kind: SimCoreKind::Virtual,
+                online: true,
+                capacity: 1024,
+                core_cpus: vec![id],
+                epb: None,
+                prefcore_ranking: None,
+            })
+            .collect(),
+        policies: Vec::new(),
+        driver: SimDriver::None,
+        smt_possible: false,
+        eas_support: false,
+        eas_knob: true,
+        energy_model: false,
+        rapl: SimRapl::None,
+    }
+}

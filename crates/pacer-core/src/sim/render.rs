@@ -1,0 +1,716 @@
+//! Laying a simulated machine out as files, byte for byte as the kernel prints them.
+//!
+//! The tree is computed in memory and then synchronised with the directory: unchanged files
+//! are left alone, changed ones replaced atomically (so a reader never sees half a value),
+//! and files that no longer exist removed (for example `hwp_dynamic_boost` after a switch to
+//! passive mode).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+use std::fs;
+use std::io;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+use crate::cpuset::CpuSet;
+use crate::i18n::{fill, gettext};
+
+use super::{SimCoreKind, SimDriver, SimMachine, SimPolicy, SimRapl, STATE_FILE};
+
+/// The top-level directories a simulated machine owns under its root.
+const OWNED_DIRS: [&str; 2] = ["sys", "proc"];
+
+/// EPP names in the kernel's order, and the list `energy_performance_available_preferences`
+/// prints: each name and a space, then a newline.
+const EPP_NAMES: [&str; 4] = [
+    "performance",
+    "balance_performance",
+    "balance_power",
+    "power",
+];
+const EPP_AVAILABLE: &str = "default performance balance_performance balance_power power \n";
+/// amd-pstate's fixed EPP numbers (balance_power is 0xBF, unlike Intel's 0xC0).
+const AMD_EPP_VALUES: [u8; 4] = [0x00, 0x80, 0xBF, 0xFF];
+/// Generic governors as a target driver lists them (registration order, trailing space).
+const GENERIC_GOVERNORS: &str =
+    "conservative ondemand userspace powersave performance schedutil \n";
+/// What setpolicy drivers list: exactly this, without a trailing space.
+const SETPOLICY_GOVERNORS: &str = "performance powersave\n";
+
+/// Why a machine could not be laid out or loaded.
+#[derive(Debug)]
+pub enum RenderError {
+    /// The directory holds something that is not a simulated machine; Pacer never overwrites it.
+    NotEmpty(PathBuf),
+    Io {
+        path: PathBuf,
+        source: io::Error,
+    },
+    State {
+        path: PathBuf,
+        source: serde_json::Error,
+    },
+}
+
+impl fmt::Display for RenderError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&match self {
+            RenderError::NotEmpty(dir) => fill(
+                gettext(
+                    "{dir} is neither empty nor a simulated machine; choose an empty directory",
+                ),
+                &[("dir", &dir.display())],
+            ),
+            RenderError::Io { path, source } => fill(
+                gettext("cannot write {path}: {error}"),
+                &[("path", &path.display()), ("error", source)],
+            ),
+            RenderError::State { path, source } => fill(
+                gettext("{path} is not a valid simulated machine: {error}"),
+                &[("path", &path.display()), ("error", source)],
+            ),
+        })
+    }
+}
+
+impl std::error::Error for RenderError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            RenderError::NotEmpty(_) => None,
+            RenderError::Io { source, .. } => Some(source),
+            RenderError::State { source, .. } => Some(source),
+        }
+    }
+}
+
+fn io_error(path: &Path) -> impl FnOnce(io::Error) -> RenderError + '_ {
+    move |source| RenderError::Io {
+        path: path.to_owned(),
+        source,
+    }
+}
+
+/// One thing in the tree.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Node {
+    File {
+        content: String,
+        mode: u32,
+    },
+    Link(String),
+    /// A directory that exists even when empty (`cpufreq/` without a driver, an empty
+    /// `energy_model/`).
+    Dir,
+}
+
+/// The tree being built: path relative to the root → node.
+#[derive(Debug, Default)]
+struct Tree(BTreeMap<String, Node>);
+
+impl Tree {
+    fn put(&mut self, path: impl Into<String>, mode: u32, content: impl Into<String>) {
+        self.0.insert(
+            path.into(),
+            Node::File {
+                content: content.into(),
+                mode,
+            },
+        );
+    }
+    /// A read-only attribute: the value and a newline.
+    fn ro(&mut self, path: impl Into<String>, value: impl fmt::Display) {
+        self.put(path, 0o444, format!("{value}\n"));
+    }
+    /// A writable attribute.
+    fn rw(&mut self, path: impl Into<String>, value: impl fmt::Display) {
+        self.put(path, 0o644, format!("{value}\n"));
+    }
+    /// Readable by root only (`cpuinfo_cur_freq`, `energy_uj`).
+    fn root_only(&mut self, path: impl Into<String>, value: impl fmt::Display) {
+        self.put(path, 0o400, format!("{value}\n"));
+    }
+    fn link(&mut self, path: impl Into<String>, target: impl Into<String>) {
+        self.0.insert(path.into(), Node::Link(target.into()));
+    }
+    fn dir(&mut self, path: impl Into<String>) {
+        self.0.insert(path.into(), Node::Dir);
+    }
+}
+
+const CPU: &str = "sys/devices/system/cpu";
+
+/// `cpufreq_show_cpus()`: numbers separated by single spaces.
+fn spaced(cpus: &[u32]) -> String {
+    cpus.iter()
+        .map(u32::to_string)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn build(machine: &SimMachine) -> Tree {
+    let mut tree = Tree::default();
+    let all: CpuSet = machine.cpus.iter().map(|cpu| cpu.id).collect();
+    let online: CpuSet = machine
+        .cpus
+        .iter()
+        .filter(|cpu| cpu.online)
+        .map(|cpu| cpu.id)
+        .collect();
+    tree.ro(format!("{CPU}/online"), &online);
+    tree.ro(format!("{CPU}/present"), &all);
+    tree.ro(format!("{CPU}/possible"), &all);
+    if machine.smt_possible {
+        tree.rw(format!("{CPU}/smt/control"), "on");
+    } else {
+        tree.rw(format!("{CPU}/smt/control"), "notsupported");
+    }
+    tree.ro(format!("{CPU}/smt/active"), u8::from(machine.smt_active()));
+    tree.dir(format!("{CPU}/cpufreq"));
+
+    for cpu in &machine.cpus {
+        let dir = format!("{CPU}/cpu{}", cpu.id);
+        let policy = machine.policies.iter().find(|p| p.cpus.contains(&cpu.id));
+        if let (Some(policy), true) = (policy, cpu.online) {
+            tree.link(
+                format!("{dir}/cpufreq"),
+                format!("../cpufreq/policy{}", policy.id),
+            );
+        }
+        tree.ro(format!("{dir}/cpu_capacity"), cpu.capacity);
+        let core: CpuSet = cpu.core_cpus.iter().copied().collect();
+        tree.ro(format!("{dir}/topology/thread_siblings_list"), &core);
+        tree.ro(format!("{dir}/topology/core_cpus_list"), &core);
+        if let Some(epb) = cpu.epb {
+            tree.rw(format!("{dir}/power/energy_perf_bias"), epb);
+        }
+        if let Some((midr, cluster)) = arm_identity(cpu.kind, policy) {
+            tree.ro(format!("{dir}/regs/identification/midr_el1"), midr);
+            tree.ro(format!("{dir}/topology/cluster_cpus_list"), cluster);
+        }
+    }
+
+    for policy in &machine.policies {
+        policy_files(&mut tree, machine, policy);
+    }
+    driver_files(&mut tree, machine);
+    core_type_pmus(&mut tree, machine);
+    rapl_files(&mut tree, machine.rapl);
+    eas_files(&mut tree, machine);
+    tree
+}
+
+/// An Arm CPU's `midr_el1` (the part number tells A55 from A76) and its cluster.
+fn arm_identity(kind: SimCoreKind, policy: Option<&SimPolicy>) -> Option<(&'static str, CpuSet)> {
+    let midr = match kind {
+        SimCoreKind::CortexA55 => "0x00000000412fd050",
+        SimCoreKind::CortexA76 => "0x00000000414fd0b0",
+        _ => return None,
+    };
+    let cluster = policy
+        .map(|p| p.cpus.iter().copied().collect())
+        .unwrap_or_default();
+    Some((midr, cluster))
+}
+
+/// How `energy_performance_preference` prints a raw EPP byte: the name whose model-specific
+/// value it equals, else the number, except that an unmatched 0 prints `default`
+/// (`intel_pstate_get_energy_pref_index()`, `kernel.md` §2.2).
+fn epp_text(raw: u8, values: [u8; 4]) -> String {
+    match values.iter().position(|&value| value == raw) {
+        Some(index) => EPP_NAMES[index].to_owned(),
+        None if raw == 0 => "default".to_owned(),
+        None => raw.to_string(),
+    }
+}
+
+fn policy_files(tree: &mut Tree, machine: &SimMachine, policy: &SimPolicy) {
+    let dir = format!("{CPU}/cpufreq/policy{}", policy.id);
+    let online: Vec<u32> = policy
+        .cpus
+        .iter()
+        .copied()
+        .filter(|&id| machine.cpu(id).is_some_and(|cpu| cpu.online))
+        .collect();
+    tree.ro(format!("{dir}/affected_cpus"), spaced(&online));
+    tree.ro(format!("{dir}/related_cpus"), spaced(&policy.cpus));
+    tree.ro(format!("{dir}/cpuinfo_min_freq"), policy.hw_min_khz);
+    tree.ro(format!("{dir}/cpuinfo_max_freq"), policy.hw_max_khz);
+    tree.rw(format!("{dir}/scaling_min_freq"), policy.min_khz);
+    tree.rw(format!("{dir}/scaling_max_freq"), policy.max_khz);
+    tree.ro(format!("{dir}/scaling_cur_freq"), policy.cur_khz);
+    tree.rw(format!("{dir}/scaling_governor"), &policy.governor);
+    if policy.governor == "userspace" {
+        tree.rw(format!("{dir}/scaling_setspeed"), policy.cur_khz);
+    } else {
+        tree.rw(format!("{dir}/scaling_setspeed"), "<unsupported>");
+    }
+    if let Some(name) = machine.driver_name() {
+        tree.ro(format!("{dir}/scaling_driver"), name);
+    }
+    let governors = if machine.has_generic_governors() {
+        GENERIC_GOVERNORS
+    } else {
+        SETPOLICY_GOVERNORS
+    };
+    tree.put(
+        format!("{dir}/scaling_available_governors"),
+        0o444,
+        governors,
+    );
+    if let Some(base) = policy.base_khz {
+        tree.ro(format!("{dir}/base_frequency"), base);
+    }
+    if let Some(boost) = policy.boost {
+        tree.rw(format!("{dir}/boost"), u8::from(boost));
+    }
+
+    match &machine.driver {
+        SimDriver::IntelPstate {
+            passive,
+            epp_values,
+            ..
+        } => {
+            tree.ro(format!("{dir}/cpuinfo_avg_freq"), policy.cur_khz);
+            tree.ro(
+                format!("{dir}/cpuinfo_transition_latency"),
+                if *passive { 20_000 } else { 0 },
+            );
+            if let Some(raw) = policy.epp_raw {
+                tree.put(
+                    format!("{dir}/energy_performance_available_preferences"),
+                    0o444,
+                    EPP_AVAILABLE,
+                );
+                tree.rw(
+                    format!("{dir}/energy_performance_preference"),
+                    epp_text(raw, *epp_values),
+                );
+            }
+        }
+        SimDriver::AmdPstate { status, .. } => {
+            tree.ro(format!("{dir}/cpuinfo_avg_freq"), policy.cur_khz);
+            let active = status == "active";
+            tree.ro(
+                format!("{dir}/cpuinfo_transition_latency"),
+                if active { 0 } else { 20_000 },
+            );
+            tree.ro(format!("{dir}/amd_pstate_max_freq"), policy.hw_max_khz);
+            tree.ro(format!("{dir}/amd_pstate_lowest_nonlinear_freq"), 1_100_000);
+            tree.ro(format!("{dir}/amd_pstate_highest_perf"), 196);
+            if let Some(rank) = policy
+                .cpus
+                .first()
+                .and_then(|&id| machine.cpu(id))
+                .and_then(|cpu| cpu.prefcore_ranking)
+            {
+                tree.ro(format!("{dir}/amd_pstate_prefcore_ranking"), rank);
+            }
+            tree.ro(format!("{dir}/amd_pstate_hw_prefcore"), "enabled");
+            if let (true, Some(raw)) = (active, policy.epp_raw) {
+                // Under the performance policy the list shrinks to `performance` alone.
+                let available = if policy.governor == "performance" {
+                    "performance\n"
+                } else {
+                    EPP_AVAILABLE
+                };
+                tree.put(
+                    format!("{dir}/energy_performance_available_preferences"),
+                    0o444,
+                    available,
+                );
+                tree.rw(
+                    format!("{dir}/energy_performance_preference"),
+                    epp_text(raw, AMD_EPP_VALUES),
+                );
+            }
+        }
+        SimDriver::CpufreqDt { .. } => {
+            tree.ro(format!("{dir}/cpuinfo_transition_latency"), 40_000);
+            tree.root_only(format!("{dir}/cpuinfo_cur_freq"), policy.cur_khz);
+            if let Some(opps) = &policy.opps {
+                let list: String = opps.iter().map(|opp| format!("{} ", opp.khz)).collect();
+                tree.put(
+                    format!("{dir}/scaling_available_frequencies"),
+                    0o444,
+                    format!("{list}\n"),
+                );
+                tree.put(format!("{dir}/scaling_boost_frequencies"), 0o444, "\n");
+            }
+        }
+        SimDriver::None => {}
+    }
+}
+
+fn driver_files(tree: &mut Tree, machine: &SimMachine) {
+    match &machine.driver {
+        SimDriver::IntelPstate {
+            passive, no_turbo, ..
+        } => {
+            let dir = format!("{CPU}/intel_pstate");
+            tree.rw(
+                format!("{dir}/status"),
+                if *passive { "passive" } else { "active" },
+            );
+            tree.rw(format!("{dir}/no_turbo"), u8::from(*no_turbo));
+            tree.rw(format!("{dir}/max_perf_pct"), 100);
+            tree.rw(format!("{dir}/min_perf_pct"), 8);
+            if !passive {
+                tree.rw(format!("{dir}/hwp_dynamic_boost"), 0);
+            }
+        }
+        SimDriver::AmdPstate { status, boost } => {
+            tree.rw(format!("{CPU}/amd_pstate/status"), status);
+            tree.ro(format!("{CPU}/amd_pstate/prefcore"), "enabled");
+            tree.rw(format!("{CPU}/cpufreq/boost"), u8::from(*boost));
+        }
+        SimDriver::CpufreqDt { boost } => {
+            tree.rw(format!("{CPU}/cpufreq/boost"), u8::from(*boost));
+        }
+        SimDriver::None => {}
+    }
+}
+
+/// The PMUs that name core types: Intel's hybrid `cpu_core`/`cpu_atom`, Arm's per-core PMUs.
+fn core_type_pmus(tree: &mut Tree, machine: &SimMachine) {
+    let of_kind = |kind: SimCoreKind| -> CpuSet {
+        machine
+            .cpus
+            .iter()
+            .filter(|cpu| cpu.kind == kind)
+            .map(|cpu| cpu.id)
+            .collect()
+    };
+    let pmus = [
+        (SimCoreKind::IntelP, "cpu_core", "sys/devices/cpu_core"),
+        (SimCoreKind::IntelE, "cpu_atom", "sys/devices/cpu_atom"),
+        (
+            SimCoreKind::CortexA55,
+            "armv8_cortex_a55",
+            "sys/devices/platform/pmu-a55/armv8_cortex_a55",
+        ),
+        (
+            SimCoreKind::CortexA76,
+            "armv8_cortex_a76",
+            "sys/devices/platform/pmu-a76/armv8_cortex_a76",
+        ),
+    ];
+    for (kind, name, device) in pmus {
+        let cpus = of_kind(kind);
+        if cpus.is_empty() {
+            continue;
+        }
+        tree.ro(format!("{device}/cpus"), &cpus);
+        let from_sys = device.trim_start_matches("sys/");
+        tree.link(
+            format!("sys/bus/event_source/devices/{name}"),
+            format!("../../../{from_sys}"),
+        );
+    }
+}
+
+fn rapl_files(tree: &mut Tree, rapl: SimRapl) {
+    // (relative zone path, name, energy µJ); the range is 0xffffffff energy units.
+    let (zones, max_range): (&[(&str, &str, u64)], u64) = match rapl {
+        SimRapl::Intel => (
+            &[
+                ("intel-rapl:0", "package-0", 48_213_367_521),
+                ("intel-rapl:0/intel-rapl:0:0", "core", 21_901_877_410),
+                ("intel-rapl:0/intel-rapl:0:1", "uncore", 903_117_264),
+                ("intel-rapl:1", "psys", 91_877_212_553),
+            ],
+            262_143_328_850,
+        ),
+        SimRapl::Amd => (
+            &[
+                ("intel-rapl:0", "package-0", 31_877_456_120),
+                ("intel-rapl:0/intel-rapl:0:0", "core", 4_409_712_330),
+            ],
+            65_532_610_987,
+        ),
+        SimRapl::None => return,
+    };
+    let base = "sys/devices/virtual/powercap/intel-rapl";
+    tree.rw(format!("{base}/enabled"), 1);
+    tree.link(
+        "sys/class/powercap/intel-rapl",
+        "../../devices/virtual/powercap/intel-rapl",
+    );
+    for (zone, name, energy) in zones {
+        let dir = format!("{base}/{zone}");
+        tree.ro(format!("{dir}/name"), name);
+        tree.root_only(format!("{dir}/energy_uj"), energy);
+        tree.ro(format!("{dir}/max_energy_range_uj"), max_range);
+        tree.rw(format!("{dir}/enabled"), 1);
+        let leaf = zone.rsplit('/').next().unwrap_or(zone);
+        tree.link(
+            format!("sys/class/powercap/{leaf}"),
+            format!("../../devices/virtual/powercap/intel-rapl/{zone}"),
+        );
+    }
+    if rapl == SimRapl::Intel {
+        let package = format!("{base}/intel-rapl:0");
+        tree.ro(format!("{package}/constraint_0_name"), "long_term");
+        tree.rw(format!("{package}/constraint_0_power_limit_uw"), 28_000_000);
+        tree.ro(format!("{package}/constraint_1_name"), "short_term");
+        tree.rw(format!("{package}/constraint_1_power_limit_uw"), 64_000_000);
+    }
+}
+
+/// The EAS sysctl (empty when impossible, `kernel.md` §4.3) and the energy model in debugfs.
+fn eas_files(tree: &mut Tree, machine: &SimMachine) {
+    if !machine.eas_support {
+        return;
+    }
+    let sysctl = "proc/sys/kernel/sched_energy_aware";
+    if machine.eas_possible() {
+        tree.rw(sysctl, u8::from(machine.eas_knob));
+    } else {
+        tree.put(sysctl, 0o644, "");
+    }
+    let em = "sys/kernel/debug/energy_model";
+    tree.dir(em);
+    if !machine.energy_model {
+        return;
+    }
+    match machine.driver {
+        SimDriver::CpufreqDt { .. } => {
+            for (id, policy) in machine.policies.iter().enumerate() {
+                opp_energy_model(tree, machine, policy, id);
+            }
+        }
+        _ => {
+            for cpu in &machine.cpus {
+                artificial_energy_model(tree, cpu.id, cpu.kind, cpu.capacity);
+            }
+        }
+    }
+}
+
+/// intel_pstate's artificial model: one domain per CPU, states 2–5 (40–100 % of capacity),
+/// power `EM_MAX_POWER`, cost = state + 2 on P-cores and + 1 on E-cores (`kernel.md` §4.2).
+fn artificial_energy_model(tree: &mut Tree, cpu: u32, kind: SimCoreKind, capacity: u32) {
+    let dir = format!("sys/kernel/debug/energy_model/cpu{cpu}");
+    let extra = if kind == SimCoreKind::IntelP { 2 } else { 1 };
+    tree.ro(format!("{dir}/cpus"), cpu);
+    tree.ro(format!("{dir}/flags"), "0x4");
+    tree.ro(format!("{dir}/id"), cpu);
+    for state in 2..=5u32 {
+        let ps = format!("{dir}/ps:{state}");
+        tree.ro(format!("{ps}/frequency"), state);
+        tree.ro(format!("{ps}/power"), 64_000_000);
+        tree.ro(format!("{ps}/cost"), state + extra);
+        tree.ro(format!("{ps}/performance"), capacity * state / 5);
+        tree.ro(format!("{ps}/inefficient"), 0);
+    }
+}
+
+/// An OPP-based model (cpufreq-dt): µW = C·mV²·MHz/10⁶, performance = capacity·f/fmax,
+/// cost = 10·µW/performance; a state costing at least as much as a faster one is inefficient.
+fn opp_energy_model(tree: &mut Tree, machine: &SimMachine, policy: &SimPolicy, id: usize) {
+    let (Some(opps), Some(coefficient)) = (&policy.opps, policy.dynamic_power_coefficient) else {
+        return;
+    };
+    let Some(first) = policy.cpus.first() else {
+        return;
+    };
+    let capacity = machine.cpu(*first).map_or(1024, |cpu| cpu.capacity) as u64;
+    let fmax = opps.last().map_or(1, |opp| opp.khz) as u64;
+    let dir = format!("sys/kernel/debug/energy_model/cpu{first}");
+    let cpus: CpuSet = policy.cpus.iter().copied().collect();
+    tree.ro(format!("{dir}/cpus"), &cpus);
+    tree.ro(format!("{dir}/id"), id);
+    let states: Vec<(u64, u64, u64)> = opps
+        .iter()
+        .map(|opp| {
+            let millivolts = u64::from(opp.microvolts / 1000);
+            let mhz = u64::from(opp.khz / 1000);
+            let power = u64::from(coefficient) * millivolts * millivolts * mhz / 1_000_000;
+            let performance = (capacity * u64::from(opp.khz) / fmax).max(1);
+            (power, performance, power * 10 / performance)
+        })
+        .collect();
+    let mut cheapest_above = u64::MAX;
+    let mut inefficient = vec![false; states.len()];
+    for (index, &(_, _, cost)) in states.iter().enumerate().rev() {
+        if cost >= cheapest_above {
+            inefficient[index] = true;
+        } else {
+            cheapest_above = cost;
+        }
+    }
+    for ((opp, &(power, performance, cost)), inefficient) in
+        opps.iter().zip(&states).zip(&inefficient)
+    {
+        let ps = format!("{dir}/ps:{}", opp.khz);
+        tree.ro(format!("{ps}/frequency"), opp.khz);
+        tree.ro(format!("{ps}/power"), power);
+        tree.ro(format!("{ps}/cost"), cost);
+        tree.ro(format!("{ps}/performance"), performance);
+        tree.ro(format!("{ps}/inefficient"), u8::from(*inefficient));
+    }
+    // EM_PERF_DOMAIN_MICROWATTS, plus SKIP_INEFFICIENCIES when some state is inefficient.
+    let flags = if inefficient.contains(&true) {
+        "0x3"
+    } else {
+        "0x1"
+    };
+    tree.ro(format!("{dir}/flags"), flags);
+}
+
+/// Lays `machine` out under `root` and saves its state there.
+pub(super) fn render(machine: &SimMachine, root: &Path) -> Result<(), RenderError> {
+    let state_path = root.join(STATE_FILE);
+    let holds_machine = state_path.is_file();
+    let empty = match fs::read_dir(root) {
+        Ok(mut entries) => entries.next().is_none(),
+        Err(error) if error.kind() == io::ErrorKind::NotFound => true,
+        Err(error) => return Err(io_error(root)(error)),
+    };
+    if !holds_machine && !empty {
+        return Err(RenderError::NotEmpty(root.to_owned()));
+    }
+    let tree = build(machine);
+    sync(root, &tree)?;
+    let state = serde_json::to_string_pretty(machine).map_err(|source| RenderError::State {
+        path: state_path.clone(),
+        source,
+    })?;
+    write_atomically(&state_path, state.as_bytes(), 0o644)
+}
+
+/// Loads the machine under `root`; `None` when `root` holds none.
+pub(super) fn load(root: &Path) -> Result<Option<SimMachine>, RenderError> {
+    let path = root.join(STATE_FILE);
+    match fs::read_to_string(&path) {
+        Ok(text) => serde_json::from_str(&text)
+            .map(Some)
+            .map_err(|source| RenderError::State { path, source }),
+        Err(error) if error.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(error) => Err(io_error(&path)(error)),
+    }
+}
+
+/// Makes the directory match the tree, touching only what differs.
+fn sync(root: &Path, tree: &Tree) -> Result<(), RenderError> {
+    let mut existing = BTreeMap::new();
+    for top in OWNED_DIRS {
+        collect(root, &root.join(top), &mut existing)?;
+    }
+    let mut needed_dirs: BTreeSet<String> = BTreeSet::new();
+    for (path, node) in &tree.0 {
+        let mut parent = Path::new(path).parent();
+        while let Some(dir) = parent.filter(|dir| !dir.as_os_str().is_empty()) {
+            needed_dirs.insert(dir.to_string_lossy().into_owned());
+            parent = dir.parent();
+        }
+        let full = root.join(path);
+        match node {
+            Node::Dir => {
+                needed_dirs.insert(path.clone());
+                fs::create_dir_all(&full).map_err(io_error(&full))?;
+            }
+            Node::File { content, mode } => {
+                let unchanged = matches!(existing.get(path), Some(Existing::File))
+                    && fs::read(&full).is_ok_and(|old| old == content.as_bytes())
+                    && fs::metadata(&full).is_ok_and(|m| m.permissions().mode() & 0o777 == *mode);
+                if !unchanged {
+                    make_parent(&full)?;
+                    write_atomically(&full, content.as_bytes(), *mode)?;
+                }
+            }
+            Node::Link(target) => {
+                let unchanged = fs::read_link(&full).is_ok_and(|old| old == Path::new(target));
+                if !unchanged {
+                    make_parent(&full)?;
+                    remove_any(&full)?;
+                    std::os::unix::fs::symlink(target, &full).map_err(io_error(&full))?;
+                }
+            }
+        }
+    }
+    // Remove what the machine no longer has, deepest first so directories empty out.
+    for (path, kind) in existing.iter().rev() {
+        let keep = match kind {
+            Existing::Dir => needed_dirs.contains(path),
+            Existing::File | Existing::Link => tree.0.contains_key(path),
+        };
+        if !keep {
+            remove_any(&root.join(path))?;
+        }
+    }
+    Ok(())
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Existing {
+    File,
+    Link,
+    Dir,
+}
+
+/// Everything under `dir`, relative to `root`, without following links.
+fn collect(
+    root: &Path,
+    dir: &Path,
+    found: &mut BTreeMap<String, Existing>,
+) -> Result<(), RenderError> {
+    let entries = match fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(()),
+        Err(error) => return Err(io_error(dir)(error)),
+    };
+    for entry in entries {
+        let entry = entry.map_err(io_error(dir))?;
+        let path = entry.path();
+        let kind = entry.file_type().map_err(io_error(&path))?;
+        let rel = path
+            .strip_prefix(root)
+            .unwrap_or(&path)
+            .to_string_lossy()
+            .into_owned();
+        if kind.is_symlink() {
+            found.insert(rel, Existing::Link);
+        } else if kind.is_dir() {
+            found.insert(rel, Existing::Dir);
+            collect(root, &path, found)?;
+        } else {
+            found.insert(rel, Existing::File);
+        }
+    }
+    Ok(())
+}
+
+fn make_parent(path: &Path) -> Result<(), RenderError> {
+    match path.parent() {
+        Some(parent) => fs::create_dir_all(parent).map_err(io_error(parent)),
+        None => Ok(()),
+    }
+}
+
+fn remove_any(path: &Path) -> Result<(), RenderError> {
+    let result = match fs::symlink_metadata(path) {
+        Ok(meta) if meta.is_dir() => fs::remove_dir(path),
+        Ok(_) => fs::remove_file(path),
+        Err(error) if error.kind() == io::ErrorKind::NotFound => Ok(()),
+        Err(error) => Err(error),
+    };
+    match result {
+        // A directory still holding files the caller keeps is left in place.
+        Err(error) if error.kind() == io::ErrorKind::DirectoryNotEmpty => Ok(()),
+        other => other.map_err(io_error(path)),
+    }
+}
+
+/// Writes through a temporary file and a rename, so readers see the old or the new value.
+fn write_atomically(path: &Path, content: &[u8], mode: u32) -> Result<(), RenderError> {
+    make_parent(path)?;
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy())
+        .unwrap_or_default();
+    let temporary = path.with_file_name(format!(".{name}.pacer-tmp"));
+    fs::write(&temporary, content).map_err(io_error(&temporary))?;
+    fs::set_permissions(&temporary, fs::Permissions::from_mode(mode))
+        .map_err(io_error(&temporary))?;
+    fs::rename(&temporary, path).map_err(io_error(path))
+}

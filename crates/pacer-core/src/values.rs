@@ -1,0 +1,388 @@
+//! Value types for what cpufreq and friends print, each parsed strictly so that a value that
+//! exists is one the kernel could have printed. Facts: `reference/kernel.md` §1–§3.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Serialize, Serializer};
+
+/// A frequency in kHz, the unit of every cpufreq file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(transparent)]
+pub struct Khz(pub u32);
+
+impl Khz {
+    pub fn mhz(self) -> u32 {
+        (self.0 + 500) / 1000
+    }
+}
+
+impl FromStr for Khz {
+    type Err = ();
+    /// `"%u\n"` with the newline already stripped: digits only, no sign, fits in 32 bits.
+    fn from_str(text: &str) -> Result<Self, ()> {
+        parse_decimal(text).map(Khz)
+    }
+}
+
+/// Parses the kernel's `%u`/`%lu` output for a non-negative number: ASCII digits only (the
+/// standard parsers also take a sign, which the kernel never prints), within `T`'s range.
+pub(crate) fn parse_decimal<T: FromStr>(text: &str) -> Result<T, ()> {
+    if text.is_empty() || text.len() > 20 || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(());
+    }
+    text.parse().map_err(|_| ())
+}
+
+/// A plain non-negative number file (`cpu_capacity`, `max_energy_range_uj`, rankings).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Decimal<T>(pub T);
+
+impl<T: FromStr> FromStr for Decimal<T> {
+    type Err = ();
+    fn from_str(text: &str) -> Result<Self, ()> {
+        parse_decimal(text).map(Decimal)
+    }
+}
+
+/// An energy-performance preference, as `energy_performance_preference` prints and accepts it.
+///
+/// The kernel prints one of the named preferences when the hardware value matches that name's
+/// model-specific number, and the number otherwise; Pacer compares names, never numbers,
+/// because the mapping differs between CPU models (`kernel.md` §2.2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Epp {
+    /// Printed for a raw 0 that is not this model's `performance` value (Meteor Lake and later).
+    Default,
+    Performance,
+    BalancePerformance,
+    BalancePower,
+    Power,
+    /// A raw hardware value that matches none of the names.
+    Raw(u8),
+}
+
+impl Epp {
+    pub const NAMED: [Epp; 5] = [
+        Epp::Default,
+        Epp::Performance,
+        Epp::BalancePerformance,
+        Epp::BalancePower,
+        Epp::Power,
+    ];
+
+    pub fn as_kernel_str(self) -> std::borrow::Cow<'static, str> {
+        match self {
+            Epp::Default => "default".into(),
+            Epp::Performance => "performance".into(),
+            Epp::BalancePerformance => "balance_performance".into(),
+            Epp::BalancePower => "balance_power".into(),
+            Epp::Power => "power".into(),
+            Epp::Raw(value) => value.to_string().into(),
+        }
+    }
+}
+
+/// Why a text is not an EPP value.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0:?} is not an energy-performance preference (a name such as balance_performance, or a number 0-255)")]
+pub struct EppError(pub String);
+
+impl FromStr for Epp {
+    type Err = EppError;
+    fn from_str(text: &str) -> Result<Self, EppError> {
+        Ok(match text {
+            "default" => Epp::Default,
+            "performance" => Epp::Performance,
+            "balance_performance" => Epp::BalancePerformance,
+            "balance_power" => Epp::BalancePower,
+            "power" => Epp::Power,
+            _ => Epp::Raw(parse_decimal(text).map_err(|()| EppError(text.into()))?),
+        })
+    }
+}
+
+impl fmt::Display for Epp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.as_kernel_str())
+    }
+}
+
+impl Serialize for Epp {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&self.as_kernel_str())
+    }
+}
+
+/// A cpufreq governor name. Any registered governor may appear, so this is not a closed set,
+/// but a name is what the kernel allows: 1–15 characters (`CPUFREQ_NAME_LEN` is 16 with the
+/// terminator) of lower-case letters, digits and `_`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(transparent)]
+pub struct Governor(String);
+
+/// Why a text is not a governor name.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0:?} is not a cpufreq governor name")]
+pub struct GovernorError(pub String);
+
+impl Governor {
+    pub const SCHEDUTIL: &'static str = "schedutil";
+    pub const PERFORMANCE: &'static str = "performance";
+    pub const POWERSAVE: &'static str = "powersave";
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    pub fn is(&self, name: &str) -> bool {
+        self.0 == name
+    }
+}
+
+impl FromStr for Governor {
+    type Err = GovernorError;
+    fn from_str(text: &str) -> Result<Self, GovernorError> {
+        let valid = (1..=15).contains(&text.len())
+            && text
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_');
+        if valid {
+            Ok(Governor(text.to_owned()))
+        } else {
+            Err(GovernorError(text.to_owned()))
+        }
+    }
+}
+
+impl fmt::Display for Governor {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// The mode of the CPU frequency driver, where the driver has modes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DriverMode {
+    /// The driver picks frequencies itself (intel_pstate, amd-pstate-epp): no generic governors.
+    Active,
+    /// The driver takes frequencies from a generic governor (intel_cpufreq, amd-pstate).
+    Passive,
+    /// amd-pstate's guided autonomous mode: the platform picks within the governor's limits.
+    Guided,
+}
+
+impl fmt::Display for DriverMode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            DriverMode::Active => "active",
+            DriverMode::Passive => "passive",
+            DriverMode::Guided => "guided",
+        })
+    }
+}
+
+/// What `intel_pstate/status` or `amd_pstate/status` says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DriverStatus {
+    Mode(DriverMode),
+    /// `off` (intel_pstate) or `disable` (amd-pstate): the driver is not registered.
+    Off,
+}
+
+impl FromStr for DriverStatus {
+    type Err = ();
+    fn from_str(text: &str) -> Result<Self, ()> {
+        match text {
+            "active" => Ok(DriverStatus::Mode(DriverMode::Active)),
+            "passive" => Ok(DriverStatus::Mode(DriverMode::Passive)),
+            "guided" => Ok(DriverStatus::Mode(DriverMode::Guided)),
+            "off" | "disable" => Ok(DriverStatus::Off),
+            _ => Err(()),
+        }
+    }
+}
+
+/// The kind of a core, where cores differ.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CoreType {
+    /// Intel P-cores (`cpu_core`), or the highest-capacity cores elsewhere.
+    Performance,
+    /// Intel E-cores (`cpu_atom`), or the lower-capacity cores elsewhere (Arm LITTLE).
+    Efficiency,
+    /// Intel LP E-cores (`cpu_lowpower`), outside the compute tile.
+    LowPower,
+}
+
+impl CoreType {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CoreType::Performance => "performance",
+            CoreType::Efficiency => "efficiency",
+            CoreType::LowPower => "low-power",
+        }
+    }
+}
+
+/// A 0/1 flag file (`no_turbo`, `boost`, `smt/active`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Flag(pub bool);
+
+impl FromStr for Flag {
+    type Err = ();
+    fn from_str(text: &str) -> Result<Self, ()> {
+        match text {
+            "0" => Ok(Flag(false)),
+            "1" => Ok(Flag(true)),
+            _ => Err(()),
+        }
+    }
+}
+
+/// The energy-performance bias, `cpuN/power/energy_perf_bias`: 0 (performance) to 15 (power).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(transparent)]
+pub struct Epb(u8);
+
+impl Epb {
+    pub fn new(value: u8) -> Option<Self> {
+        (value <= 15).then_some(Epb(value))
+    }
+
+    pub fn value(self) -> u8 {
+        self.0
+    }
+}
+
+impl FromStr for Epb {
+    type Err = ();
+    fn from_str(text: &str) -> Result<Self, ()> {
+        Epb::new(parse_decimal(text)?).ok_or(())
+    }
+}
+
+/// What `/proc/sys/kernel/sched_energy_aware` reads (`kernel.md` §4.3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum EasSysctl {
+    /// Empty read (kernel 6.7+): EAS is impossible on this machine as it is set up now.
+    Impossible,
+    /// `0`: possible, but switched off by the administrator.
+    Disabled,
+    /// `1`: allowed (and, on 6.7+, possible).
+    Enabled,
+}
+
+impl EasSysctl {
+    pub fn as_kernel_str(self) -> &'static str {
+        match self {
+            EasSysctl::Impossible => "",
+            EasSysctl::Disabled => "0",
+            EasSysctl::Enabled => "1",
+        }
+    }
+}
+
+impl FromStr for EasSysctl {
+    type Err = ();
+    fn from_str(text: &str) -> Result<Self, ()> {
+        match text {
+            "" => Ok(EasSysctl::Impossible),
+            "0" => Ok(EasSysctl::Disabled),
+            "1" => Ok(EasSysctl::Enabled),
+            _ => Err(()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn epp_names_and_numbers() {
+        assert_eq!("balance_performance".parse(), Ok(Epp::BalancePerformance));
+        assert_eq!("default".parse(), Ok(Epp::Default));
+        assert_eq!("128".parse(), Ok(Epp::Raw(128)));
+        assert_eq!("0".parse(), Ok(Epp::Raw(0)));
+        assert_eq!("255".parse(), Ok(Epp::Raw(255)));
+        for bad in [
+            "256",
+            "-1",
+            "",
+            "balance-power",
+            "Power",
+            "1e2",
+            " 12",
+            "+5",
+        ] {
+            assert!(bad.parse::<Epp>().is_err(), "{bad:?} must not parse");
+        }
+        for epp in Epp::NAMED {
+            assert_eq!(epp.to_string().parse(), Ok(epp));
+        }
+    }
+
+    #[test]
+    fn frequencies_are_plain_decimal() {
+        assert_eq!("4700000".parse(), Ok(Khz(4_700_000)));
+        assert_eq!(Khz(1_398_712).mhz(), 1399);
+        for bad in [
+            "",
+            "abc",
+            "-400000",
+            "4294967296",
+            "12.5",
+            "<unknown>",
+            " 1",
+        ] {
+            assert!(bad.parse::<Khz>().is_err(), "{bad:?} must not parse");
+        }
+    }
+
+    #[test]
+    fn governor_names() {
+        assert!("schedutil".parse::<Governor>().is_ok());
+        for bad in ["", "Performance", "../../etc", "a b", "sixteen_chars_xx"] {
+            assert!(bad.parse::<Governor>().is_err(), "{bad:?} must not parse");
+        }
+    }
+
+    #[test]
+    fn small_enumerations() {
+        assert_eq!("guided".parse(), Ok(DriverStatus::Mode(DriverMode::Guided)));
+        assert_eq!("disable".parse(), Ok(DriverStatus::Off));
+        assert_eq!("".parse(), Ok(EasSysctl::Impossible));
+        assert!("2".parse::<EasSysctl>().is_err());
+        assert_eq!("15".parse::<Epb>().map(Epb::value), Ok(15));
+        assert!("16".parse::<Epb>().is_err());
+        assert!("2".parse::<Flag>().is_err());
+        assert_eq!("262143328850".parse(), Ok(Decimal(262_143_328_850u64)));
+        assert!("-3".parse::<Decimal<u64>>().is_err());
+    }
+
+    proptest! {
+        #[test]
+        fn khz_round_trips(value: u32) {
+            prop_assert_eq!(value.to_string().parse::<Khz>(), Ok(Khz(value)));
+        }
+
+        #[test]
+        fn raw_epp_round_trips(value: u8) {
+            let epp: Epp = value.to_string().parse().unwrap();
+            prop_assert_eq!(epp, Epp::Raw(value));
+            prop_assert_eq!(epp.to_string(), value.to_string());
+        }
+
+        #[test]
+        fn parsers_never_panic(text in "\\PC{0,24}") {
+            let _ = text.parse::<Khz>();
+            let _ = text.parse::<Epp>();
+            let _ = text.parse::<Governor>();
+            let _ = text.parse::<Epb>();
+            let _ = text.parse::<Decimal<u64>>();
+        }
+    }
+}

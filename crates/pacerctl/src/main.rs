@@ -1,0 +1,62 @@
+//! `pacerctl`: read (and, through the helper, control) the CPU's power state.
+//!
+//! Exit status: 0 on success, 2 for usage errors (clap's own), 1 for anything else, with a
+//! one-line message that names the cause.
+
+mod cli;
+mod status;
+mod style;
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clap::Parser;
+use pacer_core::i18n::{self, gettext};
+
+use cli::{Cli, Command};
+
+/// Where translations are installed; meson sets it at build time.
+const LOCALEDIR: &str = match option_env!("PACER_LOCALEDIR") {
+    Some(dir) => dir,
+    None => "/usr/share/locale",
+};
+
+fn main() -> ExitCode {
+    i18n::init(LOCALEDIR);
+    let cli = Cli::parse();
+    match run(&cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            // A closed pipe (`pacerctl status | head`) is not worth a message.
+            if let Some(io) = error.downcast_ref::<std::io::Error>() {
+                if io.kind() == std::io::ErrorKind::BrokenPipe {
+                    return ExitCode::SUCCESS;
+                }
+            }
+            eprintln!("pacerctl: {error:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(cli: &Cli) -> anyhow::Result<()> {
+    let root = pacer_core::SysRoot::new(&cli.sysfs_root);
+    match &cli.command {
+        Command::Status { json } => {
+            let snapshot = pacer_core::Snapshot::read(&root)
+                .with_context(|| gettext("cannot read the machine's CPU state"))?;
+            let mut out = std::io::stdout().lock();
+            if *json {
+                let document = pacer_core::status_json::StatusDocument::new(&snapshot);
+                let text = serde_json::to_string_pretty(&document)?;
+                writeln!(out, "{text}")?;
+            } else {
+                let style = style::Style::for_stdout();
+                out.write_all(status::render(&snapshot, &style).as_bytes())?;
+            }
+            out.flush()?;
+            Ok(())
+        }
+    }
+}

@@ -1,0 +1,269 @@
+//! `pacerctl status`: the machine at a glance.
+
+use std::fmt::Write;
+
+use pacer_core::i18n::{fill, gettext, ngettext};
+use pacer_core::machine::{group_policies, PolicyGroup, Snapshot};
+use pacer_core::values::{CoreType, Khz};
+use pacer_core::CpuSet;
+
+use crate::style::Style;
+
+/// Renders the human status: driver, EAS, then one row per group of policies.
+pub fn render(snapshot: &Snapshot, style: &Style) -> String {
+    let mut out = String::new();
+    let label_width = 8;
+    let mut line = |label: String, value: String| {
+        let _ = writeln!(out, "{} {value}", style.heading(&pad(&label, label_width)));
+    };
+
+    line(gettext("Driver"), driver_line(snapshot));
+    line(gettext("EAS"), eas_line(snapshot, style));
+    if let Some(smt) = snapshot.smt_active {
+        line(
+            gettext("SMT"),
+            if smt {
+                gettext("active")
+            } else {
+                gettext("off")
+            },
+        );
+    }
+    line(gettext("CPUs"), cpus_line(snapshot));
+    if !snapshot.rapl.is_empty() {
+        line(gettext("RAPL"), rapl_line(snapshot));
+    }
+
+    let groups = group_policies(snapshot);
+    if groups.is_empty() {
+        let _ = writeln!(
+            out,
+            "\n{}",
+            gettext("No CPU frequency scaling: the kernel offers no cpufreq driver here.")
+        );
+    } else {
+        out.push('\n');
+        out.push_str(&policy_table(&groups, style));
+    }
+
+    if !snapshot.problems.is_empty() {
+        let count = snapshot.problems.len();
+        let heading = fill(
+            ngettext(
+                "{count} file could not be read as expected:",
+                "{count} files could not be read as expected:",
+                count as u32,
+            ),
+            &[("count", &count)],
+        );
+        let _ = writeln!(out, "\n{}", style.warning(&heading));
+        for problem in &snapshot.problems {
+            let _ = writeln!(out, "  {problem}");
+        }
+    }
+    out
+}
+
+fn driver_line(snapshot: &Snapshot) -> String {
+    let driver = &snapshot.driver;
+    let Some(name) = &driver.name else {
+        return gettext("none");
+    };
+    let mut text = match driver.mode {
+        Some(mode) => fill(
+            gettext("{driver} ({mode} mode)"),
+            &[("driver", name), ("mode", &mode)],
+        ),
+        None => name.clone(),
+    };
+    // Intel calls it turbo (and switches it with no_turbo); everyone else calls it boost.
+    let intel = name.starts_with("intel_");
+    match (driver.boost, intel) {
+        (Some(true), true) => text += &gettext(", turbo allowed"),
+        (Some(false), true) => text += &gettext(", turbo off"),
+        (Some(true), false) => text += &gettext(", boost allowed"),
+        (Some(false), false) => text += &gettext(", boost off"),
+        (None, _) => {}
+    }
+    text
+}
+
+fn eas_line(snapshot: &Snapshot, style: &Style) -> String {
+    let eas = &snapshot.eas;
+    let state = match eas.active {
+        Some(true) => style.good(&gettext("running")),
+        Some(false) => gettext("not running"),
+        None => gettext("unknown"),
+    };
+    if eas.reasons.is_empty() {
+        return state;
+    }
+    let reasons: Vec<String> = eas.reasons.iter().map(ToString::to_string).collect();
+    format!("{state}: {}", reasons.join("; "))
+}
+
+fn cpus_line(snapshot: &Snapshot) -> String {
+    let online: CpuSet = snapshot
+        .cpus
+        .iter()
+        .filter(|cpu| cpu.online)
+        .map(|cpu| cpu.id)
+        .collect();
+    let offline: CpuSet = snapshot
+        .cpus
+        .iter()
+        .filter(|cpu| !cpu.online)
+        .map(|cpu| cpu.id)
+        .collect();
+    let mut text = fill(gettext("{cpus} online"), &[("cpus", &online)]);
+    if !offline.is_empty() {
+        text += &fill(gettext(", {cpus} offline"), &[("cpus", &offline)]);
+    }
+    text
+}
+
+fn rapl_line(snapshot: &Snapshot) -> String {
+    let names: Vec<&str> = snapshot
+        .rapl
+        .iter()
+        .map(|zone| zone.name.as_deref().unwrap_or(zone.zone.as_str()))
+        .collect();
+    let readable = snapshot.rapl.iter().all(|zone| zone.energy_readable);
+    let access = if readable {
+        gettext("energy readable")
+    } else {
+        gettext("energy readable by root only")
+    };
+    format!("{} ({access})", names.join(", "))
+}
+
+fn core_type_heading(core_type: Option<CoreType>) -> String {
+    match core_type {
+        Some(CoreType::Performance) => gettext("Performance cores"),
+        Some(CoreType::Efficiency) => gettext("Efficiency cores"),
+        Some(CoreType::LowPower) => gettext("Low-power cores"),
+        None => gettext("Cores"),
+    }
+}
+
+fn mhz(khz: Option<Khz>) -> String {
+    khz.map_or_else(|| "—".to_owned(), |khz| khz.mhz().to_string())
+}
+
+/// The table of groups: a heading per core type, a row per group of identical settings.
+fn policy_table(groups: &[PolicyGroup], style: &Style) -> String {
+    let header = [
+        gettext("CPUs"),
+        gettext("Governor"),
+        gettext("EPP"),
+        gettext("Min MHz"),
+        gettext("Max MHz"),
+        gettext("Now MHz"),
+    ];
+    let rows: Vec<[String; 6]> = groups
+        .iter()
+        .map(|group| {
+            [
+                group.cpus.to_string(),
+                group
+                    .governor
+                    .as_ref()
+                    .map_or_else(|| "—".to_owned(), ToString::to_string),
+                group
+                    .epp
+                    .map_or_else(|| "—".to_owned(), |epp| epp.to_string()),
+                mhz(group.min_khz),
+                mhz(group.max_khz),
+                match group.cur_khz {
+                    Some((low, high)) if low.mhz() != high.mhz() => {
+                        format!("{}–{}", low.mhz(), high.mhz())
+                    }
+                    Some((low, _)) => low.mhz().to_string(),
+                    None => "—".to_owned(),
+                },
+            ]
+        })
+        .collect();
+    let mut widths = header.clone().map(|text| text.chars().count());
+    for row in &rows {
+        for (width, cell) in widths.iter_mut().zip(row) {
+            *width = (*width).max(cell.chars().count());
+        }
+    }
+    let format_row = |cells: &[String; 6]| -> String {
+        let mut line = String::from("  ");
+        for (index, (cell, width)) in cells.iter().zip(widths).enumerate() {
+            // Numbers align right, words left.
+            if index >= 3 {
+                line += &format!("{cell:>width$}  ");
+            } else {
+                line += &pad(cell, width + 2);
+            }
+        }
+        line.trim_end().to_owned()
+    };
+
+    let mut out = String::new();
+    let mut current_type = None;
+    for (index, (group, row)) in groups.iter().zip(&rows).enumerate() {
+        if index == 0 || current_type != Some(group.core_type) {
+            current_type = Some(group.core_type);
+            if index > 0 {
+                out.push('\n');
+            }
+            let _ = writeln!(
+                out,
+                "{}",
+                style.heading(&core_type_heading(group.core_type))
+            );
+            let _ = writeln!(out, "{}", style.dim(&format_row(&header)));
+        }
+        let _ = writeln!(out, "{}", format_row(row));
+    }
+    out
+}
+
+/// Pads to a width in characters (not bytes), for translated labels.
+fn pad(text: &str, width: usize) -> String {
+    let len = text.chars().count();
+    format!("{text}{}", " ".repeat(width.saturating_sub(len)))
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    fn render_model(name: &str) -> String {
+        let dir = tempfile::tempdir().unwrap();
+        pacer_core::sim::model(name).unwrap().render(dir.path()).unwrap();
+        let snapshot = Snapshot::read(&pacer_core::SysRoot::new(dir.path())).unwrap();
+        render(&snapshot, &Style::plain())
+    }
+
+    #[test]
+    fn groups_policies_by_core_type_with_ranges() {
+        let text = render_model("intel-hybrid");
+        assert!(text.starts_with("Driver   intel_pstate (active mode), turbo allowed\n"));
+        let p_cores = text.find("Performance cores").unwrap();
+        let e_cores = text.find("Efficiency cores").unwrap();
+        assert!(p_cores < e_cores);
+        assert!(text.contains("  0-7   powersave  balance_performance      400     4700  998–2911"));
+        assert!(text.contains("  8-15  powersave  balance_performance      400     3400  800–1600"));
+        assert!(!text.contains('\x1b'), "no colour when asked for none");
+    }
+
+    #[test]
+    fn says_plainly_when_there_is_no_cpufreq() {
+        let text = render_model("vm");
+        assert!(text.contains("Driver   none\n"));
+        assert!(text.contains("No CPU frequency scaling"));
+        assert!(text.contains("EAS      not running: the kernel was built without"));
+    }
+
+    #[test]
+    fn pads_by_characters() {
+        assert_eq!(pad("Énergie", 9), "Énergie  ");
+        assert_eq!(pad("toolong", 3), "toolong");
+    }
+}
