@@ -236,7 +236,10 @@ mod tests {
 
     fn render_model(name: &str) -> String {
         let dir = tempfile::tempdir().unwrap();
-        pacer_core::sim::model(name).unwrap().render(dir.path()).unwrap();
+        pacer_core::sim::model(name)
+            .unwrap()
+            .render(dir.path())
+            .unwrap();
         let snapshot = Snapshot::read(&pacer_core::SysRoot::new(dir.path())).unwrap();
         render(&snapshot, &Style::plain())
     }

@@ -1,0 +1,53 @@
+# Shared by run.sh and test.sh: installs what is missing, and nothing else.
+# Sourced, not run.
+
+# Debian/Ubuntu packages Pacer builds against.
+PACER_BUILD_PACKAGES=(build-essential pkg-config libgtk-4-dev libadwaita-1-dev)
+# What the test suite uses besides: a virtual display for the window, jq for the JSON checks,
+# util-linux's setpriv to read as an unprivileged user.
+PACER_TEST_PACKAGES=(xvfb xauth x11-utils dbus jq util-linux)
+
+pacer_say() { printf 'pacer: %s\n' "$*" >&2; }
+
+# pacer_install_packages NAME... : installs the Debian packages that are not installed yet.
+pacer_install_packages() {
+  if ! command -v dpkg-query >/dev/null 2>&1; then
+    pacer_say "not a Debian or Ubuntu system: install these yourself if missing:"
+    pacer_say "  Fedora:  sudo dnf install gcc pkgconf-pkg-config gtk4-devel libadwaita-devel xorg-x11-server-Xvfb jq"
+    pacer_say "  Arch:    sudo pacman -S --needed base-devel gtk4 libadwaita xorg-server-xvfb jq"
+    pacer_say "  openSUSE: sudo zypper install gcc pkg-config gtk4-devel libadwaita-devel xvfb-run jq"
+    return 0
+  fi
+  local missing=() package
+  for package in "$@"; do
+    if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed'; then
+      missing+=("$package")
+    fi
+  done
+  if [ ${#missing[@]} -eq 0 ]; then
+    return 0
+  fi
+  local sudo=()
+  if [ "$(id -u)" -ne 0 ]; then
+    sudo=(sudo)
+  fi
+  pacer_say "installing ${missing[*]}"
+  "${sudo[@]}" apt-get update -q
+  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
+}
+
+# pacer_ensure_rust : finds cargo (rustup's, in ~/.cargo/bin) and checks it is new enough.
+pacer_ensure_rust() {
+  export PATH="$HOME/.cargo/bin:$PATH"
+  if ! command -v cargo >/dev/null 2>&1; then
+    pacer_say "Rust is missing: install it with rustup (https://rustup.rs), then run this again."
+    pacer_say "(Debian's own cargo is too old for Pacer, which needs Rust 1.85 or newer.)"
+    exit 1
+  fi
+  local version
+  version=$(rustc --version | awk '{print $2}')
+  if [ "$(printf '%s\n1.85.0\n' "$version" | sort -V | head -n 1)" != "1.85.0" ]; then
+    pacer_say "Rust $version is too old: Pacer needs 1.85 or newer (rustup update)."
+    exit 1
+  fi
+}

@@ -1,0 +1,13 @@
+//! Build constants, set by meson through the environment (`option_env!`), with defaults for
+//! a plain `cargo build`.
+
+/// `io.github.pacerapp.Pacer`, or `…Pacer.Devel` for development builds.
+pub const APP_ID: &str = match option_env!("PACER_APP_ID") {
+    Some(id) => id,
+    None => "io.github.pacerapp.Pacer.Devel",
+};
+
+pub const LOCALEDIR: &str = match option_env!("PACER_LOCALEDIR") {
+    Some(dir) => dir,
+    None => "/usr/share/locale",
+};

@@ -1,0 +1,165 @@
+//! The main window. For now it shows the machine's state read once; the live pages come with
+//! their own components.
+
+use std::path::PathBuf;
+
+use pacer_core::i18n::{fill, gettext};
+use pacer_core::machine::{group_policies, Snapshot};
+use pacer_core::values::CoreType;
+use pacer_core::SysRoot;
+use relm4::prelude::*;
+use relm4::RelmRemoveAllExt;
+use relm4::{adw, gtk};
+
+use adw::prelude::*;
+
+#[derive(Debug)]
+pub struct Window {
+    rows: gtk::ListBox,
+}
+
+#[derive(Debug)]
+pub enum WindowCommand {
+    /// The snapshot, read off the main loop, or why it could not be read.
+    Read(Result<Snapshot, String>),
+}
+
+#[relm4::component(pub)]
+impl Component for Window {
+    type Init = PathBuf;
+    type Input = ();
+    type Output = ();
+    type CommandOutput = WindowCommand;
+
+    view! {
+        adw::ApplicationWindow {
+            set_title: Some(&gettext("Pacer")),
+            set_default_size: (520, 640),
+
+            gtk::Box {
+                set_orientation: gtk::Orientation::Vertical,
+
+                adw::HeaderBar {},
+
+                gtk::ScrolledWindow {
+                    set_vexpand: true,
+                    set_hscrollbar_policy: gtk::PolicyType::Never,
+
+                    adw::Clamp {
+                        set_maximum_size: 720,
+                        set_margin_all: 12,
+
+                        #[local_ref]
+                        rows -> gtk::ListBox {
+                            add_css_class: "boxed-list",
+                            set_selection_mode: gtk::SelectionMode::None,
+                            set_valign: gtk::Align::Start,
+                        },
+                    },
+                },
+            },
+        }
+    }
+
+    fn init(
+        root_dir: PathBuf,
+        root: Self::Root,
+        sender: ComponentSender<Self>,
+    ) -> ComponentParts<Self> {
+        let rows = gtk::ListBox::new();
+        rows.append(&row(&gettext("Reading the machine…"), ""));
+        // Reading sysfs is blocking file I/O: never on the main loop.
+        sender.spawn_oneshot_command(move || {
+            WindowCommand::Read(Snapshot::read(&SysRoot::new(root_dir)).map_err(|e| e.to_string()))
+        });
+        let model = Window { rows: rows.clone() };
+        let widgets = view_output!();
+        ComponentParts { model, widgets }
+    }
+
+    fn update_cmd(
+        &mut self,
+        command: WindowCommand,
+        _sender: ComponentSender<Self>,
+        _root: &Self::Root,
+    ) {
+        let WindowCommand::Read(result) = command;
+        self.rows.remove_all();
+        match result {
+            Ok(snapshot) => {
+                for (title, subtitle) in summary(&snapshot) {
+                    self.rows.append(&row(&title, &subtitle));
+                }
+            }
+            Err(error) => self
+                .rows
+                .append(&row(&gettext("Cannot read the CPU state"), &error)),
+        }
+    }
+}
+
+fn row(title: &str, subtitle: &str) -> adw::ActionRow {
+    let row = adw::ActionRow::builder().title(title).build();
+    if !subtitle.is_empty() {
+        row.set_subtitle(subtitle);
+    }
+    row
+}
+
+/// Title and subtitle for each row: driver, EAS, then each group of policies.
+fn summary(snapshot: &Snapshot) -> Vec<(String, String)> {
+    let mut rows = Vec::new();
+    let driver = match (&snapshot.driver.name, snapshot.driver.mode) {
+        (Some(name), Some(mode)) => fill(
+            gettext("{driver}, {mode} mode"),
+            &[("driver", name), ("mode", &mode)],
+        ),
+        (Some(name), None) => name.clone(),
+        (None, _) => gettext("No CPU frequency scaling"),
+    };
+    rows.push((gettext("Frequency driver"), driver));
+    let eas = match snapshot.eas.active {
+        Some(true) => gettext("Running"),
+        Some(false) => gettext("Not running"),
+        None => gettext("Unknown"),
+    };
+    let reasons: Vec<String> = snapshot
+        .eas
+        .reasons
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    let eas = if reasons.is_empty() {
+        eas
+    } else {
+        format!("{eas}: {}", reasons.join("; "))
+    };
+    rows.push((gettext("Energy-aware scheduling"), eas));
+    for group in group_policies(snapshot) {
+        let kind = match group.core_type {
+            Some(CoreType::Performance) => gettext("Performance cores"),
+            Some(CoreType::Efficiency) => gettext("Efficiency cores"),
+            Some(CoreType::LowPower) => gettext("Low-power cores"),
+            None => gettext("Cores"),
+        };
+        let title = fill(
+            gettext("{kind}: CPU {cpus}"),
+            &[("kind", &kind), ("cpus", &group.cpus)],
+        );
+        let mut parts = Vec::new();
+        if let Some(governor) = &group.governor {
+            parts.push(governor.to_string());
+        }
+        if let Some(epp) = group.epp {
+            parts.push(epp.to_string());
+        }
+        if let (Some(min), Some(max)) = (group.min_khz, group.max_khz) {
+            parts.push(fill(
+                gettext("{min}–{max} MHz"),
+                &[("min", &min.mhz()), ("max", &max.mhz())],
+            ));
+        }
+        rows.push((title, parts.join(" · ")));
+    }
+    rows
+}
