@@ -368,22 +368,28 @@ impl<'a> Probe<'a> {
 
     /// The file's text without the one trailing newline the kernel adds.
     pub fn text(&mut self, rel: &str, need: Need) -> Option<String> {
+        self.text_if_present(rel, need).0
+    }
+
+    /// Like [`Probe::text`], and also whether the file exists (it may exist and still fail
+    /// to read, which is reported).
+    pub fn text_if_present(&mut self, rel: &str, need: Need) -> (Option<String>, bool) {
         match self.read(rel) {
             Ok(mut text) => {
                 if text.ends_with('\n') {
                     text.pop();
                 }
-                Some(text)
+                (Some(text), true)
             }
             Err(ReadError::Missing) => {
                 if need == Need::Required {
                     self.report(rel, ProblemKind::Missing);
                 }
-                None
+                (None, false)
             }
             Err(ReadError::Io(error)) => {
                 self.report_io(rel, &error);
-                None
+                (None, true)
             }
         }
     }

@@ -181,26 +181,9 @@ impl Policy {
 
 /// A driver attribute's text (without the newline); sets `exists` unless it is missing.
 fn optional(probe: &mut Probe<'_>, rel: &str, need: Need, exists: &mut bool) -> Option<String> {
-    match probe.read(rel) {
-        Ok(mut text) => {
-            *exists = true;
-            if text.ends_with('\n') {
-                text.pop();
-            }
-            Some(text)
-        }
-        Err(ReadError::Missing) => {
-            if need == Need::Required {
-                probe.report(rel, ProblemKind::Missing);
-            }
-            None
-        }
-        Err(ReadError::Io(error)) => {
-            *exists = true;
-            probe.report_io(rel, &error);
-            None
-        }
-    }
+    let (text, present) = probe.text_if_present(rel, need);
+    *exists |= present;
+    text
 }
 
 /// The errno cpufreq's `show()` returns for every attribute of an inactive policy.
