@@ -4,8 +4,11 @@
 # Debian/Ubuntu packages Pacer builds against.
 PACER_BUILD_PACKAGES=(build-essential pkg-config libgtk-4-dev libadwaita-1-dev)
 # What the test suite uses besides: a virtual display for the window, jq for the JSON checks,
-# util-linux's setpriv to read as an unprivileged user.
-PACER_TEST_PACKAGES=(xvfb xauth x11-utils dbus jq util-linux)
+# util-linux's setpriv to read as an unprivileged user, a D-Bus daemon, gdbus, and
+# python-dbusmock (polkit, UPower and profile-daemon stand-ins) for Debian's python3.
+PACER_TEST_PACKAGES=(xvfb xauth x11-utils dbus jq util-linux libglib2.0-bin python3-dbusmock)
+# The libraries Debian's power-profiles-daemon links against.
+PACER_PPD_LIBRARIES=(libglib2.0-0 libgudev-1.0-0 libpolkit-gobject-1-0)
 
 pacer_say() { printf 'pacer: %s\n' "$*" >&2; }
 
@@ -50,4 +53,34 @@ pacer_ensure_rust() {
     pacer_say "Rust $version is too old: Pacer needs 1.85 or newer (rustup update)."
     exit 1
   fi
+}
+
+# pacer_unpack_ppd : makes Debian's power-profiles-daemon available to the tests as
+# $PACER_PPD. Where the package is not installed, it is downloaded and unpacked under
+# target/test-deps instead of installed: installing it would make it this machine's profile
+# daemon (and apt would remove TLP or tuned, which conflict with it).
+pacer_unpack_ppd() {
+  if [ -x /usr/libexec/power-profiles-daemon ]; then
+    export PACER_PPD=/usr/libexec/power-profiles-daemon
+    return 0
+  fi
+  local dest="$PWD/target/test-deps/power-profiles-daemon"
+  if [ ! -x "$dest/usr/libexec/power-profiles-daemon" ]; then
+    if ! command -v apt-get >/dev/null 2>&1; then
+      pacer_say "power-profiles-daemon is needed by the tests: install it from your distribution"
+      exit 1
+    fi
+    pacer_install_packages "${PACER_PPD_LIBRARIES[@]}"
+    local download
+    download=$(mktemp -d)
+    pacer_say "unpacking Debian's power-profiles-daemon for the tests into $dest"
+    if ! (cd "$download" && apt-get download -q power-profiles-daemon 2>/dev/null); then
+      apt-get update -q
+      (cd "$download" && apt-get download -q power-profiles-daemon)
+    fi
+    mkdir -p "$dest"
+    dpkg-deb -x "$download"/power-profiles-daemon_*.deb "$dest"
+    rm -rf "$download"
+  fi
+  export PACER_PPD="$dest/usr/libexec/power-profiles-daemon"
 }

@@ -6,6 +6,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source build-aux/common.sh
 
 pacer_install_packages "${PACER_BUILD_PACKAGES[@]}" "${PACER_TEST_PACKAGES[@]}"
+pacer_unpack_ppd
 pacer_ensure_rust
 
 pacer_say "cargo fmt --check"

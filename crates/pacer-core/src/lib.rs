@@ -1,10 +1,15 @@
-//! Pacer's pure logic: the machine model read from sysfs, the value types of the kernel's
-//! CPU power interfaces, and the rules that interpret them. No GUI, no D-Bus.
+//! Pacer's logic: the machine model read from sysfs, the value types of the kernel's CPU
+//! power interfaces, the power-profile daemon's client, and the rules that interpret them
+//! (findings, EAS, simulated machines). No GUI.
 
 pub mod cpuset;
+pub mod findings;
 pub mod i18n;
 pub mod machine;
+pub mod managers;
+pub mod profile;
 pub mod sim;
+pub mod status;
 pub mod status_json;
 pub mod sysfs;
 pub mod values;

@@ -3,7 +3,11 @@
 
 use serde::Serialize;
 
-use crate::machine::{Cpu, Driver, Eas, Policy, RaplZone, Snapshot};
+use crate::findings::Finding;
+use crate::machine::{Cpu, Driver, Eas, Policy, RaplZone};
+use crate::managers::PowerManager;
+use crate::profile::ProfileState;
+use crate::status::Status;
 use crate::sysfs::Problem;
 
 pub const SCHEMA: u32 = 1;
@@ -16,16 +20,41 @@ pub struct StatusDocument<'a> {
     pub policies: &'a [Policy],
     pub driver: &'a Driver,
     pub eas: &'a Eas,
-    /// The power-profile daemon; filled once Pacer talks to it.
-    pub profile: Option<()>,
-    pub findings: [(); 0],
+    pub profile: Option<&'a ProfileState>,
+    pub findings: &'a [Finding],
     pub smt_active: Option<bool>,
     pub rapl: &'a [RaplZone],
-    pub problems: &'a [Problem],
+    pub power_managers: &'a [PowerManager],
+    pub problems: Vec<ProblemEntry<'a>>,
+}
+
+/// A file that could not be read, or a service that did not answer.
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
+pub enum ProblemEntry<'a> {
+    File(&'a Problem),
+    Service {
+        service: &'static str,
+        kind: &'static str,
+        message: String,
+    },
 }
 
 impl<'a> StatusDocument<'a> {
-    pub fn new(snapshot: &'a Snapshot) -> Self {
+    pub fn new(status: &'a Status) -> Self {
+        let snapshot = &status.snapshot;
+        let mut problems: Vec<ProblemEntry<'a>> =
+            snapshot.problems.iter().map(ProblemEntry::File).collect();
+        problems.extend(
+            status
+                .profile_problems
+                .iter()
+                .map(|problem| ProblemEntry::Service {
+                    service: "power-profiles",
+                    kind: problem.code(),
+                    message: problem.to_string(),
+                }),
+        );
         Self {
             schema: SCHEMA,
             simulated: snapshot.simulated,
@@ -33,11 +62,12 @@ impl<'a> StatusDocument<'a> {
             policies: &snapshot.policies,
             driver: &snapshot.driver,
             eas: &snapshot.eas,
-            profile: None,
-            findings: [],
+            profile: status.profile.as_ref(),
+            findings: &status.findings,
             smt_active: snapshot.smt_active,
             rapl: &snapshot.rapl,
-            problems: &snapshot.problems,
+            power_managers: &status.managers,
+            problems,
         }
     }
 }

@@ -27,9 +27,15 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Show driver, EAS and per-core-type settings and frequencies
+    /// Show the profile, driver, EAS, per-core-type settings and frequencies, and findings
     Status {
         /// Print the schema-1 JSON document instead of text
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print one line per change (profile, EPP, governor, findings) until interrupted
+    Watch {
+        /// Print one JSON object per line
         #[arg(long)]
         json: bool,
     },

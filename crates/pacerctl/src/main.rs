@@ -6,6 +6,7 @@
 mod cli;
 mod status;
 mod style;
+mod watch;
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -40,23 +41,33 @@ fn main() -> ExitCode {
     }
 }
 
+/// One thread is plenty for a command-line tool waiting on the bus.
+fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")
+}
+
 fn run(cli: &Cli) -> anyhow::Result<()> {
     let root = pacer_core::SysRoot::new(&cli.sysfs_root);
     match &cli.command {
         Command::Status { json } => {
-            let snapshot = pacer_core::Snapshot::read(&root)
+            let status = runtime()?
+                .block_on(pacer_core::status::Status::gather(&root))
                 .with_context(|| gettext("cannot read the machine's CPU state"))?;
             let mut out = std::io::stdout().lock();
             if *json {
-                let document = pacer_core::status_json::StatusDocument::new(&snapshot);
+                let document = pacer_core::status_json::StatusDocument::new(&status);
                 let text = serde_json::to_string_pretty(&document)?;
                 writeln!(out, "{text}")?;
             } else {
                 let style = style::Style::for_stdout();
-                out.write_all(status::render(&snapshot, &style).as_bytes())?;
+                out.write_all(status::render(&status, &style).as_bytes())?;
             }
             out.flush()?;
             Ok(())
         }
+        Command::Watch { json } => runtime()?.block_on(watch::run(&root, *json)),
     }
 }

@@ -2,21 +2,33 @@
 
 use std::fmt::Write;
 
+use pacer_core::findings::Severity;
 use pacer_core::i18n::{fill, gettext, ngettext};
 use pacer_core::machine::{group_policies, PolicyGroup, Snapshot};
+use pacer_core::profile::expectation;
+use pacer_core::status::Status;
 use pacer_core::values::{CoreType, Khz};
 use pacer_core::CpuSet;
 
 use crate::style::Style;
 
-/// Renders the human status: driver, EAS, then one row per group of policies.
-pub fn render(snapshot: &Snapshot, style: &Style) -> String {
+/// Renders the human status: profile, driver, EAS, then one row per group of policies, the
+/// findings, and what could not be read.
+pub fn render(status: &Status, style: &Style) -> String {
+    let snapshot = &status.snapshot;
     let mut out = String::new();
     let label_width = 8;
     let mut line = |label: String, value: String| {
         let _ = writeln!(out, "{} {value}", style.heading(&pad(&label, label_width)));
     };
 
+    if snapshot.simulated {
+        line(
+            gettext("Machine"),
+            style.warning(&gettext("simulated (not this computer's hardware)")),
+        );
+    }
+    line(gettext("Profile"), profile_line(status));
     line(gettext("Driver"), driver_line(snapshot));
     line(gettext("EAS"), eas_line(snapshot, style));
     if let Some(smt) = snapshot.smt_active {
@@ -46,6 +58,23 @@ pub fn render(snapshot: &Snapshot, style: &Style) -> String {
         out.push_str(&policy_table(&groups, style));
     }
 
+    if !status.findings.is_empty() {
+        let _ = writeln!(out, "\n{}", style.heading(&gettext("Findings")));
+        for finding in &status.findings {
+            let mark = match finding.severity {
+                Severity::Warning => style.warning("!"),
+                Severity::Info => "i".to_owned(),
+            };
+            let _ = writeln!(out, "  {mark} {}", style.heading(&finding.summary));
+            let _ = writeln!(out, "    {}", finding.detail);
+            let _ = writeln!(
+                out,
+                "    {}",
+                fill(gettext("Fix: {fix}"), &[("fix", &finding.fix.description)])
+            );
+        }
+    }
+
     if !snapshot.problems.is_empty() {
         let count = snapshot.problems.len();
         let heading = fill(
@@ -62,6 +91,42 @@ pub fn render(snapshot: &Snapshot, style: &Style) -> String {
         }
     }
     out
+}
+
+fn profile_line(status: &Status) -> String {
+    let Some(profile) = &status.profile else {
+        return match status.profile_problems.first() {
+            Some(problem) => fill(gettext("unknown: {problem}"), &[("problem", problem)]),
+            None => gettext("unknown"),
+        };
+    };
+    let daemon = match &profile.version {
+        Some(version) => format!("{} {version}", profile.daemon),
+        None => profile.daemon.to_string(),
+    };
+    let mut text = fill(
+        gettext("{profile} ({daemon})"),
+        &[("profile", &profile.active), ("daemon", &daemon)],
+    );
+    for hold in &profile.holds {
+        text += &fill(
+            gettext(", held at {profile} by {application}"),
+            &[
+                ("profile", &hold.profile),
+                ("application", &hold.application_id),
+            ],
+        );
+    }
+    if let Some(reason) = &profile.degraded {
+        text += &fill(
+            gettext(", performance degraded: {reason}"),
+            &[("reason", reason)],
+        );
+    }
+    if let Err(why) = expectation(profile, &status.snapshot.driver) {
+        text += &format!("; {why}");
+    }
+    text
 }
 
 fn driver_line(snapshot: &Snapshot) -> String {
@@ -240,14 +305,18 @@ mod tests {
             .unwrap()
             .render(dir.path())
             .unwrap();
-        let snapshot = Snapshot::read(&pacer_core::SysRoot::new(dir.path())).unwrap();
-        render(&snapshot, &Style::plain())
+        let root = pacer_core::SysRoot::new(dir.path());
+        let snapshot = Snapshot::read(&root).unwrap();
+        let status = Status::assemble(&root, snapshot, Default::default());
+        render(&status, &Style::plain())
     }
 
     #[test]
     fn groups_policies_by_core_type_with_ranges() {
         let text = render_model("intel-hybrid");
-        assert!(text.starts_with("Driver   intel_pstate (active mode), turbo allowed\n"));
+        assert!(text
+            .starts_with("Machine  simulated (not this computer's hardware)\nProfile  unknown\n"));
+        assert!(text.contains("Driver   intel_pstate (active mode), turbo allowed\n"));
         let p_cores = text.find("Performance cores").unwrap();
         let e_cores = text.find("Efficiency cores").unwrap();
         assert!(p_cores < e_cores);

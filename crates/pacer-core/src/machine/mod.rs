@@ -146,6 +146,38 @@ impl Snapshot {
         })
     }
 
+    /// Re-reads only what changes behind everyone's back (each active policy's governor and
+    /// EPP): cheap enough to poll. Says whether anything changed; a file that cannot be
+    /// read keeps its last value.
+    pub fn refresh_settings(&mut self, root: &SysRoot) -> bool {
+        let mut probe = Probe::new(root);
+        let mut changed = false;
+        for policy in self.policies.iter_mut().filter(|policy| policy.is_active()) {
+            let dir = format!("{CPUFREQ_DIR}/policy{}", policy.id);
+            let governor = probe.value(
+                &format!("{dir}/scaling_governor"),
+                Need::Required,
+                Expected::Governor,
+            );
+            if governor.is_some() && governor != policy.governor {
+                policy.governor = governor;
+                changed = true;
+            }
+            if policy.epp.is_some() || policy.available_epp.is_some() {
+                let epp = probe.value(
+                    &format!("{dir}/energy_performance_preference"),
+                    Need::Required,
+                    Expected::Epp,
+                );
+                if epp.is_some() && epp != policy.epp {
+                    policy.epp = epp;
+                    changed = true;
+                }
+            }
+        }
+        changed
+    }
+
     pub fn policy(&self, id: u32) -> Option<&Policy> {
         self.policies.iter().find(|policy| policy.id == id)
     }

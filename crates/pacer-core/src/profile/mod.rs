@@ -1,0 +1,10 @@
+//! The power-profile daemon: who it is, what it says, and what its profile implies for the
+//! CPU (`reference/ppd.md`).
+
+pub mod client;
+pub mod daemon;
+pub mod expect;
+
+pub use client::{ProfileProblem, ProfileReading};
+pub use daemon::{DaemonKind, PpdVersion, ProfileState};
+pub use expect::{expectation, Expectation, NoExpectation};

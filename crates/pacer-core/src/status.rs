@@ -1,0 +1,61 @@
+//! Everything `pacerctl status` and the window show at once: the machine, the profile
+//! daemon, other power managers, and the findings that follow from them.
+
+use crate::findings::{self, Finding, FindingInputs};
+use crate::machine::{Snapshot, SnapshotError};
+use crate::managers::{self, PowerManager};
+use crate::profile::{client, ProfileProblem, ProfileReading, ProfileState};
+use crate::sysfs::SysRoot;
+
+#[derive(Debug, Clone)]
+pub struct Status {
+    pub snapshot: Snapshot,
+    pub profile: Option<ProfileState>,
+    /// Why the profile is missing or incomplete.
+    pub profile_problems: Vec<ProfileProblem>,
+    pub managers: Vec<PowerManager>,
+    pub findings: Vec<Finding>,
+}
+
+impl Status {
+    /// Puts a snapshot and a reading of the bus together and works out the findings.
+    /// Looks for other power managers under `root` (blocking file reads).
+    pub fn assemble(root: &SysRoot, snapshot: Snapshot, reading: ProfileReading) -> Status {
+        let managers = managers::detect(root, &reading.bus_names, reading.state.as_ref());
+        let findings = findings::evaluate(FindingInputs {
+            snapshot: &snapshot,
+            profile: reading.state.as_ref(),
+            managers: &managers,
+        });
+        Status {
+            snapshot,
+            profile: reading.state,
+            profile_problems: reading.problems,
+            managers,
+            findings,
+        }
+    }
+
+    /// Reads everything: the machine under `root`, then the system bus (each exchange
+    /// bounded to a second; no bus or no daemon leaves the profile out, with a problem).
+    pub async fn gather(root: &SysRoot) -> Result<Status, SnapshotError> {
+        let snapshot = Snapshot::read(root)?;
+        let reading = match client::connect().await {
+            Ok(connection) => client::read(&connection).await,
+            Err(problem) => ProfileReading {
+                problems: vec![problem],
+                ..ProfileReading::default()
+            },
+        };
+        Ok(Status::assemble(root, snapshot, reading))
+    }
+
+    /// Recomputes the findings after the snapshot or the profile changed.
+    pub fn refresh_findings(&mut self) {
+        self.findings = findings::evaluate(FindingInputs {
+            snapshot: &self.snapshot,
+            profile: self.profile.as_ref(),
+            managers: &self.managers,
+        });
+    }
+}

@@ -1,0 +1,313 @@
+//! Real services for tests, started and stopped by the test itself: a private system bus
+//! (`dbus-daemon` with its own configuration), python-dbusmock services such as the polkitd
+//! template, and Debian's real power-profiles-daemon against a tree of files
+//! (`UMOCKDEV_DIR`). The recipe is `shared/reference/ppd-rig.sh`'s. Every process is stopped
+//! by its own handle when the value holding it is dropped.
+
+#![allow(clippy::expect_used, clippy::panic)]
+
+use std::ffi::OsStr;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::thread::sleep;
+use std::time::{Duration, Instant};
+
+/// Debian's `python3`, which has python3-dbusmock (the one first on PATH may not).
+const PYTHON: &str = "/usr/bin/python3";
+/// Debian's power-profiles-daemon: `PACER_PPD` (set by `build-aux/test.sh`, which unpacks it
+/// when the package is not installed), or the installed one.
+fn ppd_binary() -> String {
+    std::env::var("PACER_PPD").unwrap_or_else(|_| "/usr/libexec/power-profiles-daemon".to_owned())
+}
+
+/// Every polkit action power-profiles-daemon checks, old and new names.
+pub const PPD_ACTIONS: [&str; 6] = [
+    "net.hadess.PowerProfiles.switch-profile",
+    "net.hadess.PowerProfiles.hold-profile",
+    "org.freedesktop.UPower.PowerProfiles.switch-profile",
+    "org.freedesktop.UPower.PowerProfiles.hold-profile",
+    "org.freedesktop.UPower.PowerProfiles.configure-action",
+    "org.freedesktop.UPower.PowerProfiles.configure-battery-aware",
+];
+
+/// A child process stopped (TERM, then KILL) when dropped.
+#[derive(Debug)]
+pub struct Service {
+    child: Option<Child>,
+    log: PathBuf,
+}
+
+impl Service {
+    /// Starts `command`, its output going to `log_dir/name.log`.
+    pub fn spawn_command(name: &str, log_dir: &Path, command: &mut Command) -> Service {
+        let log = log_dir.join(format!("{name}.log"));
+        let file = fs::File::create(&log).expect("a log file in the rig directory");
+        let child = command
+            .stdin(Stdio::null())
+            .stdout(file.try_clone().expect("a second handle on the log"))
+            .stderr(file)
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {name}: {e} (the test command installs it)"));
+        Service {
+            child: Some(child),
+            log,
+        }
+    }
+
+    pub fn pid(&self) -> Option<u32> {
+        self.child.as_ref().map(Child::id)
+    }
+
+    /// What the service printed so far.
+    pub fn log(&self) -> String {
+        fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
+    pub fn is_running(&mut self) -> bool {
+        matches!(self.child.as_mut().map(|c| c.try_wait()), Some(Ok(None)))
+    }
+
+    /// Stops the process: TERM, then KILL after two seconds.
+    pub fn stop(&mut self) {
+        let Some(mut child) = self.child.take() else {
+            return;
+        };
+        let _ = Command::new("kill")
+            .args(["-TERM", &child.id().to_string()])
+            .status();
+        let deadline = Instant::now() + Duration::from_secs(2);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = child.try_wait() {
+                return;
+            }
+            sleep(Duration::from_millis(20));
+        }
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+}
+
+impl Drop for Service {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// A private "system" bus: nothing on it is bus-activated, so a missing service fails fast.
+#[derive(Debug)]
+pub struct SystemBus {
+    dir: tempfile::TempDir,
+    address: String,
+    _daemon: Service,
+}
+
+impl SystemBus {
+    pub fn start() -> SystemBus {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let socket = dir.path().join("system_bus_socket");
+        let config = dir.path().join("bus.conf");
+        fs::write(
+            &config,
+            format!(
+                r#"<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>system</type>
+  <listen>unix:path={}</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow user="*"/>
+    <allow own="*"/>
+    <allow send_type="method_call"/>
+    <allow send_type="signal"/>
+    <allow send_requested_reply="true" send_type="method_return"/>
+    <allow send_requested_reply="true" send_type="error"/>
+    <allow receive_type="method_call"/>
+    <allow receive_type="method_return"/>
+    <allow receive_type="error"/>
+    <allow receive_type="signal"/>
+  </policy>
+</busconfig>
+"#,
+                socket.display()
+            ),
+        )
+        .expect("the bus configuration");
+        let daemon = Service::spawn_command(
+            "dbus-daemon",
+            dir.path(),
+            Command::new("dbus-daemon")
+                .arg(format!("--config-file={}", config.display()))
+                .args(["--nofork", "--nopidfile"]),
+        );
+        let address = format!("unix:path={}", socket.display());
+        let bus = SystemBus {
+            dir,
+            address,
+            _daemon: daemon,
+        };
+        bus.wait_for_name("org.freedesktop.DBus", Duration::from_secs(5));
+        bus
+    }
+
+    /// The value for `DBUS_SYSTEM_BUS_ADDRESS`.
+    pub fn address(&self) -> &str {
+        &self.address
+    }
+
+    /// A directory for this rig's files (logs, trees).
+    pub fn dir(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// A command with `DBUS_SYSTEM_BUS_ADDRESS` pointing at this bus.
+    pub fn command(&self, program: impl AsRef<OsStr>) -> Command {
+        let mut command = Command::new(program);
+        command.env("DBUS_SYSTEM_BUS_ADDRESS", &self.address);
+        command
+    }
+
+    /// Calls a method with `gdbus`; returns its output or the error text.
+    pub fn call(
+        &self,
+        dest: &str,
+        path: &str,
+        method: &str,
+        args: &[&str],
+    ) -> Result<String, String> {
+        let output = self
+            .command("gdbus")
+            .args([
+                "call",
+                "--system",
+                "--dest",
+                dest,
+                "--object-path",
+                path,
+                "--method",
+                method,
+            ])
+            .args(args)
+            .output()
+            .expect("gdbus (libglib2.0-bin) runs");
+        if output.status.success() {
+            Ok(String::from_utf8_lossy(&output.stdout).into_owned())
+        } else {
+            Err(String::from_utf8_lossy(&output.stderr).into_owned())
+        }
+    }
+
+    pub fn has_owner(&self, name: &str) -> bool {
+        self.call(
+            "org.freedesktop.DBus",
+            "/org/freedesktop/DBus",
+            "org.freedesktop.DBus.NameHasOwner",
+            &[name],
+        )
+        .is_ok_and(|answer| answer.contains("true"))
+    }
+
+    /// Waits until `name` is owned; panics after `limit`.
+    pub fn wait_for_name(&self, name: &str, limit: Duration) {
+        let deadline = Instant::now() + limit;
+        while !self.has_owner(name) {
+            assert!(
+                Instant::now() < deadline,
+                "{name} did not appear on the bus"
+            );
+            sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Waits until `name` has no owner; panics after `limit`.
+    pub fn wait_for_name_gone(&self, name: &str, limit: Duration) {
+        let deadline = Instant::now() + limit;
+        while self.has_owner(name) {
+            assert!(Instant::now() < deadline, "{name} did not leave the bus");
+            sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// python-dbusmock with `template` (a name or a file) on this bus.
+    pub fn dbusmock(&self, template: &str, owns: &str) -> Service {
+        let service = Service::spawn_command(
+            &format!(
+                "dbusmock-{}",
+                template.rsplit('/').next().unwrap_or(template)
+            ),
+            self.dir.path(),
+            self.command(PYTHON)
+                .args(["-m", "dbusmock", "--system", "--template", template]),
+        );
+        self.wait_for_name(owns, Duration::from_secs(10));
+        service
+    }
+
+    /// python-dbusmock's polkitd template, allowing `actions`.
+    pub fn polkit(&self, actions: &[&str]) -> Service {
+        let service = self.dbusmock("polkitd", "org.freedesktop.PolicyKit1");
+        self.set_allowed(actions);
+        service
+    }
+
+    /// Changes what the polkitd mock allows.
+    pub fn set_allowed(&self, actions: &[&str]) {
+        let list: Vec<String> = actions.iter().map(|a| format!("'{a}'")).collect();
+        self.call(
+            "org.freedesktop.PolicyKit1",
+            "/org/freedesktop/PolicyKit1/Authority",
+            "org.freedesktop.DBus.Mock.SetAllowed",
+            &[&format!("[{}]", list.join(","))],
+        )
+        .expect("the polkit mock takes SetAllowed");
+    }
+
+    /// Debian's power-profiles-daemon, reading and writing the tree under `testbed`.
+    pub fn power_profiles_daemon(&self, testbed: &Path) -> Service {
+        let service = Service::spawn_command(
+            "power-profiles-daemon",
+            self.dir.path(),
+            self.command(ppd_binary())
+                .env("UMOCKDEV_DIR", testbed)
+                .env("G_MESSAGES_DEBUG", "all")
+                .arg("-v"),
+        );
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while self.profile().is_err() {
+            assert!(
+                Instant::now() < deadline,
+                "power-profiles-daemon did not come up:\n{}",
+                service.log()
+            );
+            sleep(Duration::from_millis(20));
+        }
+        service
+    }
+
+    /// The legacy interface's `ActiveProfile`.
+    pub fn profile(&self) -> Result<String, String> {
+        let answer = self.call(
+            "net.hadess.PowerProfiles",
+            "/net/hadess/PowerProfiles",
+            "org.freedesktop.DBus.Properties.Get",
+            &["net.hadess.PowerProfiles", "ActiveProfile"],
+        )?;
+        Ok(answer.split('\'').nth(1).unwrap_or_default().to_owned())
+    }
+
+    /// Switches the profile through the daemon (polkit decides).
+    pub fn set_profile(&self, profile: &str) -> Result<(), String> {
+        self.call(
+            "net.hadess.PowerProfiles",
+            "/net/hadess/PowerProfiles",
+            "org.freedesktop.DBus.Properties.Set",
+            &[
+                "net.hadess.PowerProfiles",
+                "ActiveProfile",
+                &format!("<'{profile}'>"),
+            ],
+        )
+        .map(drop)
+    }
+}
