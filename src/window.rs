@@ -109,6 +109,12 @@ fn row(title: &str, subtitle: &str) -> adw::ActionRow {
 /// Title and subtitle for each row: driver, EAS, then each group of policies.
 fn summary(snapshot: &Snapshot) -> Vec<(String, String)> {
     let mut rows = Vec::new();
+    if snapshot.simulated {
+        rows.push((
+            gettext("Simulated machine"),
+            gettext("Not this computer's hardware: a model that follows the kernel's rules"),
+        ));
+    }
     let driver = match (&snapshot.driver.name, snapshot.driver.mode) {
         (Some(name), Some(mode)) => fill(
             gettext("{driver}, {mode} mode"),

@@ -148,8 +148,8 @@ pub fn evaluate(inputs: FindingInputs<'_>) -> Vec<Finding> {
             epp_mismatch(snapshot, &active, &forced, profile, expected, &mut findings);
             governor_mismatch(snapshot, &active, &forced, profile, expected, &mut findings);
         }
-        Some((_, Err(why))) => mixed_epp(&active, Some(why), &mut findings),
-        None => mixed_epp(&active, None, &mut findings),
+        Some((_, Err(why))) => mixed_epp(&active, &forced, Some(why), &mut findings),
+        None => mixed_epp(&active, &forced, None, &mut findings),
     }
     competing_managers(inputs.managers, inputs.profile, &mut findings);
     turbo_disabled(snapshot, inputs.profile, &mut findings);
@@ -365,10 +365,16 @@ fn governor_mismatch(
     }
 }
 
-/// Policies disagreeing on EPP while no daemon with a fixed mapping keeps them in step.
-fn mixed_epp(active: &[&Policy], why: Option<&NoExpectation>, findings: &mut Vec<Finding>) {
+/// Policies disagreeing on EPP while no daemon with a fixed mapping keeps them in step
+/// (leaving out those whose EPP the performance governor holds: that has its own finding).
+fn mixed_epp(
+    active: &[&Policy],
+    forced: &[u32],
+    why: Option<&NoExpectation>,
+    findings: &mut Vec<Finding>,
+) {
     let mut by_value: BTreeMap<String, Vec<u32>> = BTreeMap::new();
-    for policy in active {
+    for policy in active.iter().filter(|p| !forced.contains(&p.id)) {
         if let Some(epp) = policy.epp {
             by_value.entry(epp.to_string()).or_default().push(policy.id);
         }

@@ -12,14 +12,13 @@ use clap::{Parser, Subcommand};
 )]
 pub struct Cli {
     /// Read the machine under DIR instead of / (a fixture tree or a simulated machine)
-    #[arg(
-        long,
-        global = true,
-        value_name = "DIR",
-        env = "PACER_SYSFS_ROOT",
-        default_value = "/"
-    )]
-    pub sysfs_root: PathBuf,
+    #[arg(long, global = true, value_name = "DIR", env = "PACER_SYSFS_ROOT")]
+    pub sysfs_root: Option<PathBuf>,
+
+    /// Run on a simulated machine (see `pacerctl simulate list`): in a temporary directory,
+    /// or in --sysfs-root DIR, laid out there when DIR is empty and reused when it holds it
+    #[arg(long, global = true, value_name = "NAME")]
+    pub simulate: Option<String>,
 
     #[command(subcommand)]
     pub command: Command,
@@ -38,5 +37,27 @@ pub enum Command {
         /// Print one JSON object per line
         #[arg(long)]
         json: bool,
+    },
+    /// Simulated machines: list them, write to one through the kernel's rules, run one
+    Simulate {
+        #[command(subcommand)]
+        action: SimulateAction,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum SimulateAction {
+    /// Name the simulated machines, one line each
+    List,
+    /// Write VALUE to PATH (as from /) of the simulated machine in --sysfs-root DIR through
+    /// the kernel's rules, and print the kernel's answer
+    Write { path: String, value: String },
+    /// Lay out MODEL in --sysfs-root DIR (or reuse it) and keep its frequencies moving
+    /// until interrupted, for other programs to read
+    Run {
+        model: String,
+        /// Seed of the load pattern: the same seed replays the same frequencies
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
     },
 }

@@ -4,6 +4,7 @@
 //! one-line message that names the cause.
 
 mod cli;
+mod simulate;
 mod status;
 mod style;
 mod watch;
@@ -15,7 +16,7 @@ use anyhow::Context;
 use clap::Parser;
 use pacer_core::i18n::{self, gettext};
 
-use cli::{Cli, Command};
+use cli::{Cli, Command, SimulateAction};
 
 /// Where translations are installed; meson sets it at build time.
 const LOCALEDIR: &str = match option_env!("PACER_LOCALEDIR") {
@@ -50,7 +51,19 @@ fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
 }
 
 fn run(cli: &Cli) -> anyhow::Result<()> {
-    let root = pacer_core::SysRoot::new(&cli.sysfs_root);
+    if let Command::Simulate { action } = &cli.command {
+        return match action {
+            SimulateAction::List => simulate::list(),
+            SimulateAction::Write { path, value } => {
+                simulate::write(cli.sysfs_root.as_deref(), path, value)
+            }
+            SimulateAction::Run { model, seed } => {
+                simulate::run(cli.sysfs_root.as_deref(), model, *seed)
+            }
+        };
+    }
+    let machine = simulate::Machine::choose(cli.sysfs_root.as_deref(), cli.simulate.as_deref())?;
+    let root = pacer_core::SysRoot::new(machine.root());
     match &cli.command {
         Command::Status { json } => {
             let status = runtime()?
@@ -68,6 +81,11 @@ fn run(cli: &Cli) -> anyhow::Result<()> {
             out.flush()?;
             Ok(())
         }
-        Command::Watch { json } => runtime()?.block_on(watch::run(&root, *json)),
+        Command::Watch { json } => {
+            // A simulated machine started here keeps moving while it is watched.
+            let _ticker = machine.ticker();
+            runtime()?.block_on(watch::run(&root, *json))
+        }
+        Command::Simulate { .. } => unreachable!("handled above"),
     }
 }

@@ -7,13 +7,19 @@
 //! with each other. The state lives beside the tree in [`STATE_FILE`], which also marks the
 //! directory as a simulated machine.
 
+mod dir;
+mod dynamics;
 mod models;
 mod render;
+mod rules;
 
 use serde::{Deserialize, Serialize};
 
+pub use dir::{SimDir, SimError, Ticker};
+pub use dynamics::{Dynamics, Ramp};
 pub use models::{model, Model, MODELS};
 pub use render::RenderError;
+pub use rules::WriteError;
 
 /// Where a simulated machine keeps its state, relative to its root.
 pub const STATE_FILE: &str = ".pacer-sim/machine.json";

@@ -15,25 +15,15 @@ use std::path::{Path, PathBuf};
 use crate::cpuset::CpuSet;
 use crate::i18n::{fill, gettext};
 
+use super::rules::{AMD_EPP_VALUES, EPP_NAMES, GENERIC_GOVERNORS};
 use super::{SimCoreKind, SimDriver, SimMachine, SimPolicy, SimRapl, STATE_FILE};
 
 /// The top-level directories a simulated machine owns under its root.
 const OWNED_DIRS: [&str; 2] = ["sys", "proc"];
 
-/// EPP names in the kernel's order, and the list `energy_performance_available_preferences`
-/// prints: each name and a space, then a newline.
-const EPP_NAMES: [&str; 4] = [
-    "performance",
-    "balance_performance",
-    "balance_power",
-    "power",
-];
+/// The list `energy_performance_available_preferences` prints: each name and a space, then a
+/// newline.
 const EPP_AVAILABLE: &str = "default performance balance_performance balance_power power \n";
-/// amd-pstate's fixed EPP numbers (balance_power is 0xBF, unlike Intel's 0xC0).
-const AMD_EPP_VALUES: [u8; 4] = [0x00, 0x80, 0xBF, 0xFF];
-/// Generic governors as a target driver lists them (registration order, trailing space).
-const GENERIC_GOVERNORS: &str =
-    "conservative ondemand userspace powersave performance schedutil \n";
 /// What setpolicy drivers list: exactly this, without a trailing space.
 const SETPOLICY_GOVERNORS: &str = "performance powersave\n";
 
@@ -97,6 +87,12 @@ enum Node {
         content: String,
         mode: u32,
     },
+    /// A file the running simulation keeps up to date (the current frequency): written when
+    /// missing, otherwise left to the [`super::Ticker`].
+    Live {
+        content: String,
+        mode: u32,
+    },
     Link(String),
     /// A directory that exists even when empty (`cpufreq/` without a driver, an empty
     /// `energy_model/`).
@@ -113,6 +109,15 @@ impl Tree {
             path.into(),
             Node::File {
                 content: content.into(),
+                mode,
+            },
+        );
+    }
+    fn live(&mut self, path: impl Into<String>, mode: u32, value: impl fmt::Display) {
+        self.0.insert(
+            path.into(),
+            Node::Live {
+                content: format!("{value}\n"),
                 mode,
             },
         );
@@ -237,7 +242,7 @@ fn policy_files(tree: &mut Tree, machine: &SimMachine, policy: &SimPolicy) {
     tree.ro(format!("{dir}/cpuinfo_max_freq"), policy.hw_max_khz);
     tree.rw(format!("{dir}/scaling_min_freq"), policy.min_khz);
     tree.rw(format!("{dir}/scaling_max_freq"), policy.max_khz);
-    tree.ro(format!("{dir}/scaling_cur_freq"), policy.cur_khz);
+    tree.live(format!("{dir}/scaling_cur_freq"), 0o444, policy.cur_khz);
     tree.rw(format!("{dir}/scaling_governor"), &policy.governor);
     if policy.governor == "userspace" {
         tree.rw(format!("{dir}/scaling_setspeed"), policy.cur_khz);
@@ -247,10 +252,15 @@ fn policy_files(tree: &mut Tree, machine: &SimMachine, policy: &SimPolicy) {
     if let Some(name) = machine.driver_name() {
         tree.ro(format!("{dir}/scaling_driver"), name);
     }
+    // Generic governors in registration order, each followed by a space.
     let governors = if machine.has_generic_governors() {
         GENERIC_GOVERNORS
+            .iter()
+            .map(|governor| format!("{governor} "))
+            .collect::<String>()
+            + "\n"
     } else {
-        SETPOLICY_GOVERNORS
+        SETPOLICY_GOVERNORS.to_owned()
     };
     tree.put(
         format!("{dir}/scaling_available_governors"),
@@ -270,7 +280,7 @@ fn policy_files(tree: &mut Tree, machine: &SimMachine, policy: &SimPolicy) {
             epp_values,
             ..
         } => {
-            tree.ro(format!("{dir}/cpuinfo_avg_freq"), policy.cur_khz);
+            tree.live(format!("{dir}/cpuinfo_avg_freq"), 0o444, policy.cur_khz);
             tree.ro(
                 format!("{dir}/cpuinfo_transition_latency"),
                 if *passive { 20_000 } else { 0 },
@@ -288,7 +298,7 @@ fn policy_files(tree: &mut Tree, machine: &SimMachine, policy: &SimPolicy) {
             }
         }
         SimDriver::AmdPstate { status, .. } => {
-            tree.ro(format!("{dir}/cpuinfo_avg_freq"), policy.cur_khz);
+            tree.live(format!("{dir}/cpuinfo_avg_freq"), 0o444, policy.cur_khz);
             let active = status == "active";
             tree.ro(
                 format!("{dir}/cpuinfo_transition_latency"),
@@ -326,7 +336,7 @@ fn policy_files(tree: &mut Tree, machine: &SimMachine, policy: &SimPolicy) {
         }
         SimDriver::CpufreqDt { .. } => {
             tree.ro(format!("{dir}/cpuinfo_transition_latency"), 40_000);
-            tree.root_only(format!("{dir}/cpuinfo_cur_freq"), policy.cur_khz);
+            tree.live(format!("{dir}/cpuinfo_cur_freq"), 0o400, policy.cur_khz);
             if let Some(opps) = &policy.opps {
                 let list: String = opps.iter().map(|opp| format!("{} ", opp.khz)).collect();
                 tree.put(
@@ -557,12 +567,33 @@ fn opp_energy_model(tree: &mut Tree, machine: &SimMachine, policy: &SimPolicy, i
     tree.ro(format!("{dir}/flags"), flags);
 }
 
+/// Whether the machine's tree has a file at `path` (relative to the root).
+pub(super) fn lists_file(machine: &SimMachine, path: &str) -> bool {
+    matches!(
+        build(machine).0.get(path),
+        Some(Node::File { .. } | Node::Live { .. })
+    )
+}
+
+/// Writes a live file (see [`Node::Live`]) atomically.
+pub(super) fn write_live(
+    root: &Path,
+    rel: &str,
+    value: impl fmt::Display,
+    mode: u32,
+) -> Result<(), RenderError> {
+    write_atomically(&root.join(rel), format!("{value}\n").as_bytes(), mode)
+}
+
 /// Lays `machine` out under `root` and saves its state there.
 pub(super) fn render(machine: &SimMachine, root: &Path) -> Result<(), RenderError> {
     let state_path = root.join(STATE_FILE);
     let holds_machine = state_path.is_file();
+    // Empty but for our own lock is empty.
     let empty = match fs::read_dir(root) {
-        Ok(mut entries) => entries.next().is_none(),
+        Ok(entries) => entries
+            .filter_map(Result::ok)
+            .all(|entry| entry.file_name() == ".pacer-sim"),
         Err(error) if error.kind() == io::ErrorKind::NotFound => true,
         Err(error) => return Err(io_error(root)(error)),
     };
@@ -609,6 +640,12 @@ fn sync(root: &Path, tree: &Tree) -> Result<(), RenderError> {
                 needed_dirs.insert(path.clone());
                 fs::create_dir_all(&full).map_err(io_error(&full))?;
             }
+            Node::Live { content, mode } => {
+                if !matches!(existing.get(path), Some(Existing::File)) {
+                    make_parent(&full)?;
+                    write_atomically(&full, content.as_bytes(), *mode)?;
+                }
+            }
             Node::File { content, mode } => {
                 let unchanged = matches!(existing.get(path), Some(Existing::File))
                     && fs::read(&full).is_ok_and(|old| old == content.as_bytes())
@@ -634,6 +671,7 @@ fn sync(root: &Path, tree: &Tree) -> Result<(), RenderError> {
             Existing::Dir => needed_dirs.contains(path),
             Existing::File | Existing::Link => tree.0.contains_key(path),
         };
+
         if !keep {
             remove_any(&root.join(path))?;
         }

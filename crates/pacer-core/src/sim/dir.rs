@@ -1,0 +1,342 @@
+//! A simulated machine in a directory, shared by several processes: laid out once, then each
+//! write loads the state, takes in what others wrote to the files directly (the real
+//! power-profiles-daemon writes plain files), applies the kernel's rules, and lays the tree
+//! out again, all under a lock. A [`Ticker`] keeps the current frequencies moving.
+
+use std::fmt;
+use std::fs;
+use std::os::fd::OwnedFd;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::{Duration, SystemTime};
+
+use rustix::fs::{FlockOperation, Mode, OFlags};
+
+use crate::i18n::{fill, gettext};
+
+use super::render::{self, RenderError};
+use super::rules::{WriteError, AMD_EPP_VALUES, EPP_NAMES};
+use super::{Dynamics, SimDriver, SimMachine, STATE_FILE};
+
+const LOCK_FILE: &str = ".pacer-sim/lock";
+
+/// Why a simulated machine could not be opened or written.
+#[derive(Debug)]
+pub enum SimError {
+    Render(RenderError),
+    UnknownModel(String),
+    /// The directory holds another model than the one asked for.
+    OtherModel {
+        dir: PathBuf,
+        holds: String,
+    },
+    /// The directory holds no simulated machine.
+    NotSimulated(PathBuf),
+    Lock(std::io::Error),
+}
+
+impl fmt::Display for SimError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SimError::Render(error) => error.fmt(f),
+            SimError::UnknownModel(name) => f.write_str(&fill(
+                gettext("there is no simulated machine called {name} (pacerctl simulate list names them)"),
+                &[("name", name)],
+            )),
+            SimError::OtherModel { dir, holds } => f.write_str(&fill(
+                gettext("{dir} already holds the simulated {model}"),
+                &[("dir", &dir.display()), ("model", holds)],
+            )),
+            SimError::NotSimulated(dir) => f.write_str(&fill(
+                gettext("{dir} holds no simulated machine"),
+                &[("dir", &dir.display())],
+            )),
+            SimError::Lock(error) => f.write_str(&fill(
+                gettext("cannot lock the simulated machine: {error}"),
+                &[("error", error)],
+            )),
+        }
+    }
+}
+
+impl std::error::Error for SimError {}
+
+impl From<RenderError> for SimError {
+    fn from(error: RenderError) -> Self {
+        SimError::Render(error)
+    }
+}
+
+/// A directory holding a simulated machine.
+#[derive(Debug, Clone)]
+pub struct SimDir {
+    root: PathBuf,
+}
+
+impl SimDir {
+    /// Lays `model` out in `root` when it is empty (or missing); reuses it when it already
+    /// holds that model.
+    pub fn open_or_create(root: &Path, model: &str) -> Result<SimDir, SimError> {
+        let dir = SimDir {
+            root: root.to_owned(),
+        };
+        let _lock = dir.lock()?;
+        match SimMachine::load(root)? {
+            Some(machine) if machine.model == model => Ok(dir),
+            Some(machine) => Err(SimError::OtherModel {
+                dir: root.to_owned(),
+                holds: machine.model,
+            }),
+            None => {
+                let machine =
+                    super::model(model).ok_or_else(|| SimError::UnknownModel(model.to_owned()))?;
+                machine.render(root)?;
+                Ok(dir)
+            }
+        }
+    }
+
+    /// Opens the machine `root` holds.
+    pub fn open(root: &Path) -> Result<SimDir, SimError> {
+        match SimMachine::load(root)? {
+            Some(_) => Ok(SimDir {
+                root: root.to_owned(),
+            }),
+            None => Err(SimError::NotSimulated(root.to_owned())),
+        }
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The machine as it stands, with what others wrote to its files taken in.
+    pub fn machine(&self) -> Result<SimMachine, SimError> {
+        let mut machine = SimMachine::load(&self.root)?
+            .ok_or_else(|| SimError::NotSimulated(self.root.clone()))?;
+        absorb(&mut machine, &self.root);
+        Ok(machine)
+    }
+
+    /// Writes `value` to `path` through the kernel's rules. The outer error is about the
+    /// directory; the inner one is the kernel's answer.
+    pub fn write(&self, path: &str, value: &str) -> Result<Result<(), WriteError>, SimError> {
+        let _lock = self.lock()?;
+        let mut machine = self.machine()?;
+        if let Err(refused) = machine.write(path, value) {
+            return Ok(Err(refused));
+        }
+        machine.render(&self.root)?;
+        Ok(Ok(()))
+    }
+
+    fn lock(&self) -> Result<OwnedFd, SimError> {
+        let path = self.root.join(LOCK_FILE);
+        if let Some(parent) = path.parent() {
+            fs::create_dir_all(parent).map_err(SimError::Lock)?;
+        }
+        let fd = rustix::fs::open(
+            &path,
+            OFlags::CREATE | OFlags::RDWR | OFlags::CLOEXEC,
+            Mode::from_raw_mode(0o644),
+        )
+        .map_err(|e| SimError::Lock(e.into()))?;
+        rustix::fs::flock(&fd, FlockOperation::LockExclusive)
+            .map_err(|e| SimError::Lock(e.into()))?;
+        Ok(fd)
+    }
+}
+
+/// Takes in values written straight to the files (by power-profiles-daemon, or a test) as
+/// the hardware would now hold them. Unreadable or garbled files are left as the state has
+/// them.
+fn absorb(machine: &mut SimMachine, root: &Path) {
+    let read = |rel: &str| -> Option<String> {
+        fs::read_to_string(root.join(rel))
+            .ok()
+            .map(|text| text.trim_end().to_owned())
+    };
+    let epp_names: Vec<(&str, u8)> = match &machine.driver {
+        SimDriver::IntelPstate { epp_values, .. } => {
+            let mut names: Vec<(&str, u8)> = EPP_NAMES.iter().copied().zip(*epp_values).collect();
+            names.push(("default", epp_values[1]));
+            names
+        }
+        _ => EPP_NAMES.iter().copied().zip(AMD_EPP_VALUES).collect(),
+    };
+    for policy in &mut machine.policies {
+        let dir = format!("sys/devices/system/cpu/cpufreq/policy{}", policy.id);
+        if let Some(governor) = read(&format!("{dir}/scaling_governor")) {
+            if governor.parse::<crate::values::Governor>().is_ok() {
+                policy.governor = governor;
+            }
+        }
+        if policy.epp_raw.is_some() {
+            if let Some(text) = read(&format!("{dir}/energy_performance_preference")) {
+                let raw = epp_names
+                    .iter()
+                    .find(|(name, _)| *name == text)
+                    .map(|(_, value)| *value)
+                    .or_else(|| text.parse().ok());
+                if raw.is_some() {
+                    policy.epp_raw = raw;
+                }
+            }
+        }
+        for (file, limit) in [
+            ("scaling_min_freq", &mut policy.min_khz),
+            ("scaling_max_freq", &mut policy.max_khz),
+        ] {
+            if let Some(khz) = read(&format!("{dir}/{file}")).and_then(|t| t.parse().ok()) {
+                *limit = khz;
+            }
+        }
+    }
+    for cpu in machine.cpus.iter_mut().filter(|cpu| cpu.epb.is_some()) {
+        let file = format!(
+            "sys/devices/system/cpu/cpu{}/power/energy_perf_bias",
+            cpu.id
+        );
+        if let Some(epb) = read(&file)
+            .and_then(|t| t.parse::<u8>().ok())
+            .filter(|e| *e <= 15)
+        {
+            cpu.epb = Some(epb);
+        }
+    }
+    if let SimDriver::IntelPstate { no_turbo, .. } = &mut machine.driver {
+        if let Some(flag) = read("sys/devices/system/cpu/intel_pstate/no_turbo") {
+            *no_turbo = flag == "1";
+        }
+    }
+}
+
+/// Keeps a simulated machine's current frequencies moving, on its own thread, until dropped.
+#[derive(Debug)]
+pub struct Ticker {
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Ticker {
+    /// Updates the frequencies every `period`, from a load pattern replayed from `seed`.
+    pub fn start(dir: SimDir, seed: u64, period: Duration) -> Ticker {
+        let stop = Arc::new(AtomicBool::new(false));
+        let stopping = Arc::clone(&stop);
+        let thread = std::thread::spawn(move || {
+            let mut state_seen: Option<SystemTime> = None;
+            let mut machine: Option<SimMachine> = None;
+            let mut dynamics: Option<Dynamics> = None;
+            while !stopping.load(Ordering::Relaxed) {
+                // Reload only when a write changed the state.
+                let modified = fs::metadata(dir.root().join(STATE_FILE))
+                    .and_then(|m| m.modified())
+                    .ok();
+                if modified != state_seen || machine.is_none() {
+                    if let Ok(fresh) = dir.machine() {
+                        if dynamics.is_none() {
+                            dynamics = Some(Dynamics::new(&fresh, seed));
+                        }
+                        machine = Some(fresh);
+                        state_seen = modified;
+                    }
+                }
+                if let (Some(machine), Some(dynamics)) = (&machine, &mut dynamics) {
+                    let frequencies = dynamics.step(machine, period.as_secs_f64() * 1000.0);
+                    // A failed write (the directory going away) is retried next period.
+                    let _ = write_frequencies(dir.root(), machine, &frequencies);
+                }
+                std::thread::sleep(period);
+            }
+        });
+        Ticker {
+            stop,
+            thread: Some(thread),
+        }
+    }
+}
+
+impl Drop for Ticker {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+fn write_frequencies(root: &Path, machine: &SimMachine, khz: &[u32]) -> Result<(), RenderError> {
+    let active: Vec<u32> = machine.active_policies().map(|policy| policy.id).collect();
+    for (policy, &khz) in machine.policies.iter().zip(khz) {
+        if !active.contains(&policy.id) {
+            continue;
+        }
+        let dir = format!("sys/devices/system/cpu/cpufreq/policy{}", policy.id);
+        render::write_live(root, &format!("{dir}/scaling_cur_freq"), khz, 0o444)?;
+        match machine.driver {
+            SimDriver::IntelPstate { .. } | SimDriver::AmdPstate { .. } => {
+                render::write_live(root, &format!("{dir}/cpuinfo_avg_freq"), khz, 0o444)?;
+            }
+            SimDriver::CpufreqDt { .. } => {
+                render::write_live(root, &format!("{dir}/cpuinfo_cur_freq"), khz, 0o400)?;
+            }
+            SimDriver::None => {}
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn opens_creates_and_refuses_other_contents() {
+        let dir = tempfile::tempdir().unwrap();
+        let sim = SimDir::open_or_create(dir.path(), "amd-zen4").unwrap();
+        assert_eq!(sim.machine().unwrap().model, "amd-zen4");
+        // Reused as it is.
+        SimDir::open_or_create(dir.path(), "amd-zen4").unwrap();
+        assert!(matches!(
+            SimDir::open_or_create(dir.path(), "vm"),
+            Err(SimError::OtherModel { .. })
+        ));
+        assert!(matches!(
+            SimDir::open_or_create(&dir.path().join("new"), "nonesuch"),
+            Err(SimError::UnknownModel(_))
+        ));
+        let other = tempfile::tempdir().unwrap();
+        fs::write(other.path().join("precious"), "x").unwrap();
+        assert!(matches!(
+            SimDir::open_or_create(other.path(), "vm"),
+            Err(SimError::Render(RenderError::NotEmpty(_)))
+        ));
+        assert!(matches!(
+            SimDir::open(other.path()),
+            Err(SimError::NotSimulated(_))
+        ));
+    }
+
+    #[test]
+    fn the_ticker_moves_frequencies() {
+        let dir = tempfile::tempdir().unwrap();
+        let sim = SimDir::open_or_create(dir.path(), "arm-rk3588").unwrap();
+        let file = |policy: u32| {
+            dir.path().join(format!(
+                "sys/devices/system/cpu/cpufreq/policy{policy}/scaling_cur_freq"
+            ))
+        };
+        let mut seen = std::collections::BTreeSet::new();
+        let ticker = Ticker::start(sim, 3, Duration::from_millis(5));
+        for _ in 0..500 {
+            for policy in [0, 4, 6] {
+                seen.insert(fs::read_to_string(file(policy)).unwrap());
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        drop(ticker);
+        assert!(seen.len() > 3, "{seen:?}");
+    }
+}

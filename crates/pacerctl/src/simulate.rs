@@ -1,0 +1,110 @@
+//! `--simulate NAME` and `pacerctl simulate`: running on a simulated machine.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{bail, Context};
+use pacer_core::i18n::{fill, gettext};
+use pacer_core::sim::{self, SimDir, Ticker};
+
+/// How often a running simulated machine's frequencies move.
+const TICK: Duration = Duration::from_millis(100);
+
+/// The machine a command runs on: a root directory, and the temporary directory holding a
+/// simulated machine when one was made for this run.
+#[derive(Debug)]
+pub struct Machine {
+    root: PathBuf,
+    simulated: Option<SimDir>,
+    _temporary: Option<tempfile::TempDir>,
+}
+
+impl Machine {
+    /// `--sysfs-root` and `--simulate` as given: a simulated machine in DIR or a temporary
+    /// directory, else DIR, else `/`.
+    pub fn choose(sysfs_root: Option<&Path>, simulate: Option<&str>) -> anyhow::Result<Machine> {
+        let Some(model) = simulate else {
+            return Ok(Machine {
+                root: sysfs_root.unwrap_or(Path::new("/")).to_owned(),
+                simulated: None,
+                _temporary: None,
+            });
+        };
+        let (root, temporary) = match sysfs_root {
+            Some(dir) => (dir.to_owned(), None),
+            None => {
+                let dir = tempfile::Builder::new()
+                    .prefix("pacer-simulated-")
+                    .tempdir()
+                    .context("cannot make a temporary directory")?;
+                (dir.path().to_owned(), Some(dir))
+            }
+        };
+        let simulated = SimDir::open_or_create(&root, model)?;
+        Ok(Machine {
+            root,
+            simulated: Some(simulated),
+            _temporary: temporary,
+        })
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Keeps a simulated machine's frequencies moving while the value lives.
+    pub fn ticker(&self) -> Option<Ticker> {
+        self.simulated
+            .clone()
+            .map(|dir| Ticker::start(dir, 1, TICK))
+    }
+}
+
+pub fn list() -> anyhow::Result<()> {
+    let width = sim::MODELS.iter().map(|m| m.name.len()).max().unwrap_or(0);
+    for model in sim::MODELS {
+        println!("{:width$}  {}", model.name, gettext(model.description));
+    }
+    Ok(())
+}
+
+fn simulated_dir(sysfs_root: Option<&Path>) -> anyhow::Result<SimDir> {
+    let Some(root) = sysfs_root else {
+        bail!(gettext("say which simulated machine with --sysfs-root DIR"));
+    };
+    Ok(SimDir::open(root)?)
+}
+
+pub fn write(sysfs_root: Option<&Path>, path: &str, value: &str) -> anyhow::Result<()> {
+    let dir = simulated_dir(sysfs_root)?;
+    match dir.write(path, value)? {
+        Ok(()) => {
+            println!("{}", fill(gettext("{path}: written"), &[("path", &path)]));
+            Ok(())
+        }
+        Err(refused) => bail!(fill(
+            gettext("{path}: the kernel refuses {value}: {error}"),
+            &[("path", &path), ("value", &value), ("error", &refused)],
+        )),
+    }
+}
+
+pub fn run(sysfs_root: Option<&Path>, model: &str, seed: u64) -> anyhow::Result<()> {
+    let Some(root) = sysfs_root else {
+        bail!(gettext(
+            "say where to keep the simulated machine with --sysfs-root DIR"
+        ));
+    };
+    let dir = SimDir::open_or_create(root, model)?;
+    eprintln!(
+        "{}",
+        fill(
+            gettext("simulated {model} running in {dir}; Ctrl+C stops"),
+            &[("model", &model), ("dir", &root.display())],
+        )
+    );
+    let _ticker = Ticker::start(dir, seed, TICK);
+    loop {
+        std::thread::park();
+    }
+}

@@ -1,0 +1,141 @@
+//! `--simulate NAME` and `pacerctl simulate` as a user runs them.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+const PACERCTL: &str = env!("CARGO_BIN_EXE_pacerctl");
+
+fn pacerctl(args: &[&str]) -> Output {
+    Command::new(PACERCTL)
+        .args(args)
+        .env_remove("PACER_SYSFS_ROOT")
+        .env("LC_ALL", "C")
+        .env("DBUS_SYSTEM_BUS_ADDRESS", "unix:path=/nonexistent")
+        .output()
+        .unwrap()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn list_names_every_model_with_a_line() {
+    let output = pacerctl(&["simulate", "list"]);
+    assert!(output.status.success());
+    let listing = text(&output.stdout);
+    for model in [
+        "intel-hybrid",
+        "intel-hybrid-nosmt",
+        "amd-zen4",
+        "arm-rk3588",
+        "vm",
+    ] {
+        let line = listing.lines().find(|l| l.starts_with(model)).unwrap();
+        assert!(line.len() > model.len() + 10, "{line}");
+    }
+}
+
+#[test]
+fn status_runs_on_every_model_and_says_simulated() {
+    for model in [
+        "intel-hybrid",
+        "intel-hybrid-nosmt",
+        "amd-zen4",
+        "arm-rk3588",
+        "vm",
+    ] {
+        let output = pacerctl(&["status", "--json", "--simulate", model]);
+        assert!(output.status.success(), "{model}: {}", text(&output.stderr));
+        let document: Value = serde_json::from_slice(&output.stdout).unwrap();
+        assert_eq!(document["simulated"], true, "{model}");
+        assert_eq!(
+            document["problems"].as_array().unwrap().len(),
+            1,
+            "only the bus is missing"
+        );
+        let human = text(&pacerctl(&["status", "--simulate", model]).stdout);
+        assert!(human.starts_with("Machine  simulated"), "{human}");
+    }
+}
+
+#[test]
+fn a_shared_directory_is_laid_out_once_and_written_through_the_rules() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().to_str().unwrap();
+    let status = |args: &[&str]| -> Value {
+        let mut all = vec!["status", "--json", "--sysfs-root", root];
+        all.extend_from_slice(args);
+        serde_json::from_slice(&pacerctl(&all).stdout).unwrap()
+    };
+    assert_eq!(status(&["--simulate", "intel-hybrid"])["simulated"], true);
+    let governor = "/sys/devices/system/cpu/cpufreq/policy0/scaling_governor";
+    let epp = "/sys/devices/system/cpu/cpufreq/policy0/energy_performance_preference";
+    let output = pacerctl(&[
+        "simulate",
+        "write",
+        "--sysfs-root",
+        root,
+        governor,
+        "performance",
+    ]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert_eq!(text(&output.stdout), format!("{governor}: written\n"));
+
+    // The kernel's refusal, as the kernel words it, and exit status 1.
+    let output = pacerctl(&["simulate", "write", "--sysfs-root", root, epp, "power"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(
+        text(&output.stderr),
+        format!("pacerctl: {epp}: the kernel refuses power: Device or resource busy (EBUSY)\n")
+    );
+    // Reused, not laid out again: a plain read sees the write, marked simulated.
+    let document = status(&["--simulate", "intel-hybrid"]);
+    assert_eq!(document["policies"][0]["governor"], "performance");
+    assert_eq!(status(&[])["simulated"], true);
+
+    // Another model there is refused, and so is a directory that holds something else.
+    let output = pacerctl(&["status", "--sysfs-root", root, "--simulate", "vm"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(text(&output.stderr).contains("already holds the simulated intel-hybrid"));
+    let other = tempfile::tempdir().unwrap();
+    std::fs::write(other.path().join("notes.txt"), "mine").unwrap();
+    let output = pacerctl(&[
+        "status",
+        "--simulate",
+        "vm",
+        "--sysfs-root",
+        other.path().to_str().unwrap(),
+    ]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(text(&output.stderr).contains("neither empty nor a simulated machine"));
+    assert!(
+        other.path().join("notes.txt").exists(),
+        "nothing of it was touched"
+    );
+}
+
+#[test]
+fn bad_simulate_arguments_name_the_problem() {
+    let output = pacerctl(&["status", "--simulate", "cray-1"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(text(&output.stderr).contains("there is no simulated machine called cray-1"));
+    let output = pacerctl(&["simulate", "write", "/sys/x", "1"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(text(&output.stderr).contains("--sysfs-root DIR"));
+    let plain = tempfile::tempdir().unwrap();
+    let output = pacerctl(&[
+        "simulate",
+        "write",
+        "--sysfs-root",
+        plain.path().to_str().unwrap(),
+        "/sys/x",
+        "1",
+    ]);
+    assert!(text(&output.stderr).contains("holds no simulated machine"));
+    let output = pacerctl(&["simulate", "write"]);
+    assert_eq!(output.status.code(), Some(2));
+}
