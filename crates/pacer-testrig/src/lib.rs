@@ -104,7 +104,21 @@ pub struct SystemBus {
 
 impl SystemBus {
     pub fn start() -> SystemBus {
+        SystemBus::start_with(|_| Vec::new())
+    }
+
+    /// A bus that activates the services whose `.service` files `services` writes into the
+    /// directory it is given (and returns the names of).
+    pub fn start_with(services: impl FnOnce(&Path) -> Vec<String>) -> SystemBus {
         let dir = tempfile::tempdir().expect("a temporary directory");
+        let service_dir = dir.path().join("services");
+        fs::create_dir_all(&service_dir).expect("the service directory");
+        let activatable = !services(&service_dir).is_empty();
+        let servicedir = if activatable {
+            format!("<servicedir>{}</servicedir>", service_dir.display())
+        } else {
+            String::new()
+        };
         let socket = dir.path().join("system_bus_socket");
         let config = dir.path().join("bus.conf");
         fs::write(
@@ -116,6 +130,7 @@ impl SystemBus {
   <type>system</type>
   <listen>unix:path={}</listen>
   <auth>EXTERNAL</auth>
+  {}
   <policy context="default">
     <allow user="*"/>
     <allow own="*"/>
@@ -130,7 +145,8 @@ impl SystemBus {
   </policy>
 </busconfig>
 "#,
-                socket.display()
+                socket.display(),
+                servicedir
             ),
         )
         .expect("the bus configuration");

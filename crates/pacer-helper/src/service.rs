@@ -1,0 +1,516 @@
+//! The helper's D-Bus interface. Every method that changes something goes: parse → validate
+//! the whole request against what the machine offers → ask polkit about the *caller* → write
+//! → read back → report (and announce by signal).
+
+use std::collections::{BTreeSet, HashMap};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use pacer_core::i18n::{fill, gettext};
+use pacer_core::machine::{Policy, Snapshot};
+use pacer_core::profile::expectation;
+use pacer_core::status::Status;
+use pacer_core::status_json::StatusDocument;
+use pacer_core::values::{DriverMode, Epp, Governor};
+use pacer_core::SysRoot;
+use pacer_dbus::{actions, HelperError, PolicyValue};
+use zbus::message::Header;
+use zbus::object_server::SignalEmitter;
+use zbus_polkit::policykit1::{AuthorityProxy, CheckAuthorizationFlags, Subject};
+
+use crate::journal::{Journal, Settings};
+use crate::kernel::{Kernel, Refused, Target};
+
+/// The most policies one request may name: more than Linux has CPUs is not a request.
+const MAX_POLICIES: usize = pacer_core::cpuset::MAX_CPUS as usize;
+
+#[derive(Debug)]
+pub struct Helper {
+    kernel: Kernel,
+    polkit: Option<AuthorityProxy<'static>>,
+    /// One write at a time: a request's writes never interleave with another's.
+    writes: tokio::sync::Mutex<()>,
+    journal: Journal,
+    activity: Arc<Mutex<Instant>>,
+}
+
+impl Helper {
+    pub fn new(
+        kernel: Kernel,
+        polkit: Option<AuthorityProxy<'static>>,
+        journal: Journal,
+        activity: Arc<Mutex<Instant>>,
+    ) -> Helper {
+        Helper {
+            kernel,
+            polkit,
+            writes: tokio::sync::Mutex::new(()),
+            journal,
+            activity,
+        }
+    }
+
+    fn touch(&self) {
+        if let Ok(mut last) = self.activity.lock() {
+            *last = Instant::now();
+        }
+    }
+
+    fn read_machine(&self) -> Result<Snapshot, HelperError> {
+        self.kernel
+            .snapshot()
+            .map_err(|error| HelperError::Failed(error.to_string()))
+    }
+
+    /// polkit's verdict for the caller of this message (its unique bus name, never the
+    /// helper's own process), allowing it to ask the user for a password.
+    async fn authorize(&self, header: &Header<'_>, action: &str) -> Result<(), HelperError> {
+        let Some(polkit) = &self.polkit else {
+            return Ok(());
+        };
+        let subject = Subject::new_for_message_header(header)
+            .map_err(|error| HelperError::Failed(error.to_string()))?;
+        let result = polkit
+            .check_authorization(
+                &subject,
+                action,
+                &HashMap::new(),
+                CheckAuthorizationFlags::AllowUserInteraction.into(),
+                "",
+            )
+            .await
+            .map_err(|error| {
+                HelperError::NotAuthorized(fill(
+                    gettext("polkit could not be asked about {action}: {error}"),
+                    &[("action", &action), ("error", &error)],
+                ))
+            })?;
+        if result.is_authorized {
+            Ok(())
+        } else {
+            Err(HelperError::NotAuthorized(fill(
+                gettext("not authorized for {action}"),
+                &[("action", &action)],
+            )))
+        }
+    }
+}
+
+/// Checks the policy list: not empty, not absurd, each one there and active.
+fn validate_policies<'s>(
+    snapshot: &'s Snapshot,
+    ids: &[u32],
+) -> Result<Vec<&'s Policy>, HelperError> {
+    if ids.is_empty() {
+        return Err(HelperError::InvalidArgument(gettext("no policies given")));
+    }
+    if ids.len() > MAX_POLICIES {
+        return Err(HelperError::InvalidArgument(fill(
+            gettext("{count} policies is more than any machine has"),
+            &[("count", &ids.len())],
+        )));
+    }
+    let unique: BTreeSet<u32> = ids.iter().copied().collect();
+    unique
+        .into_iter()
+        .map(|id| match snapshot.policy(id) {
+            Some(policy) if policy.is_active() => Ok(policy),
+            Some(_) => Err(HelperError::Busy(fill(
+                gettext("policy {policy} has no online CPU"),
+                &[("policy", &id)],
+            ))),
+            None => Err(HelperError::InvalidArgument(fill(
+                gettext("there is no policy {policy}"),
+                &[("policy", &id)],
+            ))),
+        })
+        .collect()
+}
+
+/// The error for a write the kernel refused, with the reason in words where Pacer knows it.
+fn refused(refused: Refused, why_busy: Option<String>) -> HelperError {
+    let text = refused.to_string();
+    match refused.errno {
+        Some(16) => HelperError::Busy(match why_busy {
+            Some(why) => format!("{text}: {why}"),
+            None => text,
+        }),
+        Some(22) => HelperError::InvalidArgument(text),
+        Some(2) | Some(95) => HelperError::NotSupported(text),
+        _ => HelperError::Failed(text),
+    }
+}
+
+fn performance_governor_reason(policies: &[u32]) -> String {
+    fill(
+        gettext("the performance governor on policy {policies} holds EPP at performance and the kernel refuses any other EPP; set the governor to powersave first"),
+        &[("policies", &policies.iter().copied().collect::<pacer_core::CpuSet>())],
+    )
+}
+
+#[zbus::interface(name = "io.github.pacerapp.Pacer.Helper1")]
+impl Helper {
+    async fn set_governor(
+        &self,
+        #[zbus(header)] header: Header<'_>,
+        #[zbus(signal_emitter)] emitter: SignalEmitter<'_>,
+        policies: Vec<u32>,
+        governor: String,
+    ) -> Result<Vec<PolicyValue>, HelperError> {
+        self.touch();
+        let governor: Governor = governor.parse().map_err(|_| {
+            HelperError::InvalidArgument(fill(
+                gettext("{governor} is not a governor name"),
+                &[("governor", &format!("{governor:?}"))],
+            ))
+        })?;
+        let snapshot = self.read_machine()?;
+        let targets = validate_policies(&snapshot, &policies)?;
+        for policy in &targets {
+            let offered = policy.available_governors.as_deref().unwrap_or_default();
+            if !offered.contains(&governor) {
+                return Err(HelperError::InvalidArgument(fill(
+                    gettext("policy {policy} does not offer the {governor} governor (it offers: {offered})"),
+                    &[
+                        ("policy", &policy.id),
+                        ("governor", &governor),
+                        ("offered", &offered.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ")),
+                    ],
+                )));
+            }
+        }
+        self.authorize(&header, actions::SET_CPU_POWER).await?;
+        let ids: Vec<u32> = targets.iter().map(|policy| policy.id).collect();
+        let _one_at_a_time = self.writes.lock().await;
+        for &id in &ids {
+            self.kernel
+                .write(Target::Governor(id), governor.as_str())
+                .map_err(|error| refused(error, None))?;
+        }
+        let read_back = ids
+            .iter()
+            .map(|&id| {
+                (
+                    id,
+                    self.kernel.read(Target::Governor(id)).unwrap_or_default(),
+                )
+            })
+            .collect();
+        let _ = Self::changed(&emitter, "governor", ids).await;
+        Ok(read_back)
+    }
+
+    async fn set_epp(
+        &self,
+        #[zbus(header)] header: Header<'_>,
+        #[zbus(signal_emitter)] emitter: SignalEmitter<'_>,
+        policies: Vec<u32>,
+        epp: String,
+    ) -> Result<Vec<PolicyValue>, HelperError> {
+        self.touch();
+        let value: Epp = epp.parse().map_err(|error: pacer_core::values::EppError| {
+            HelperError::InvalidArgument(error.to_string())
+        })?;
+        let snapshot = self.read_machine()?;
+        let targets = validate_policies(&snapshot, &policies)?;
+        // The performance governor of a setpolicy driver refuses any EPP but 0 (EBUSY).
+        let pins = matches!(value, Epp::Performance | Epp::Raw(0));
+        if snapshot.driver.is_setpolicy() && !pins {
+            let pinned: Vec<u32> = targets
+                .iter()
+                .filter(|p| {
+                    p.governor
+                        .as_ref()
+                        .is_some_and(|g| g.is(Governor::PERFORMANCE))
+                })
+                .map(|p| p.id)
+                .collect();
+            if !pinned.is_empty() {
+                return Err(HelperError::Busy(performance_governor_reason(&pinned)));
+            }
+        }
+        let raw_allowed = snapshot
+            .driver
+            .name
+            .as_deref()
+            .is_some_and(|d| d.starts_with("intel_"));
+        for policy in &targets {
+            let Some(offered) = &policy.available_epp else {
+                return Err(HelperError::NotSupported(fill(
+                    gettext("policy {policy} has no energy-performance preference"),
+                    &[("policy", &policy.id)],
+                )));
+            };
+            let ok = match value {
+                Epp::Raw(_) => raw_allowed,
+                named => offered.contains(&named),
+            };
+            if !ok {
+                return Err(HelperError::InvalidArgument(fill(
+                    gettext("policy {policy} does not take the EPP {epp} (it offers: {offered})"),
+                    &[
+                        ("policy", &policy.id),
+                        ("epp", &value),
+                        (
+                            "offered",
+                            &offered
+                                .iter()
+                                .map(ToString::to_string)
+                                .collect::<Vec<_>>()
+                                .join(", "),
+                        ),
+                    ],
+                )));
+            }
+        }
+        self.authorize(&header, actions::SET_CPU_POWER).await?;
+        let ids: Vec<u32> = targets.iter().map(|policy| policy.id).collect();
+        let _one_at_a_time = self.writes.lock().await;
+        for &id in &ids {
+            self.kernel
+                .write(Target::Epp(id), &value.to_string())
+                .map_err(|error| refused(error, Some(performance_governor_reason(&[id]))))?;
+        }
+        let read_back = ids
+            .iter()
+            .map(|&id| (id, self.kernel.read(Target::Epp(id)).unwrap_or_default()))
+            .collect();
+        let _ = Self::changed(&emitter, "epp", ids).await;
+        Ok(read_back)
+    }
+
+    async fn set_boost(
+        &self,
+        #[zbus(header)] header: Header<'_>,
+        #[zbus(signal_emitter)] emitter: SignalEmitter<'_>,
+        enabled: bool,
+    ) -> Result<bool, HelperError> {
+        self.touch();
+        let (target, value) = if self.kernel.read(Target::NoTurbo).is_some() {
+            (Target::NoTurbo, if enabled { "0" } else { "1" })
+        } else if self.kernel.read(Target::Boost).is_some() {
+            (Target::Boost, if enabled { "1" } else { "0" })
+        } else {
+            return Err(HelperError::NotSupported(gettext(
+                "this machine has no turbo or boost switch",
+            )));
+        };
+        self.authorize(&header, actions::SET_CPU_POWER).await?;
+        let _one_at_a_time = self.writes.lock().await;
+        self.kernel
+            .write(target, value)
+            .map_err(|error| refused(error, None))?;
+        let now = self.kernel.read(target).unwrap_or_default();
+        let _ = Self::changed(&emitter, "boost", Vec::new()).await;
+        Ok(if target == Target::NoTurbo {
+            now == "0"
+        } else {
+            now == "1"
+        })
+    }
+
+    async fn set_eas(
+        &self,
+        #[zbus(header)] header: Header<'_>,
+        #[zbus(signal_emitter)] emitter: SignalEmitter<'_>,
+        enabled: bool,
+    ) -> Result<String, HelperError> {
+        self.touch();
+        let snapshot = self.read_machine()?;
+        match snapshot.eas.sysctl {
+            None => {
+                return Err(HelperError::NotSupported(gettext(
+                    "the kernel was built without energy-aware scheduling",
+                )))
+            }
+            Some(pacer_core::values::EasSysctl::Impossible) => {
+                let reasons: Vec<String> = snapshot
+                    .eas
+                    .reasons
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect();
+                return Err(HelperError::NotSupported(fill(
+                    gettext("energy-aware scheduling is impossible now: {reasons}"),
+                    &[("reasons", &reasons.join("; "))],
+                )));
+            }
+            Some(_) => {}
+        }
+        self.authorize(&header, actions::SET_SCHEDULER).await?;
+        let _one_at_a_time = self.writes.lock().await;
+        self.kernel
+            .write(Target::EasSysctl, if enabled { "1" } else { "0" })
+            .map_err(|error| refused(error, None))?;
+        let now = self.kernel.read(Target::EasSysctl).unwrap_or_default();
+        let _ = Self::changed(&emitter, "eas", Vec::new()).await;
+        Ok(now)
+    }
+
+    async fn set_driver_mode(
+        &self,
+        #[zbus(header)] header: Header<'_>,
+        #[zbus(signal_emitter)] emitter: SignalEmitter<'_>,
+        mode: String,
+    ) -> Result<String, HelperError> {
+        self.touch();
+        let snapshot = self.read_machine()?;
+        let (target, modes): (Target, &[DriverMode]) = match snapshot.driver.name.as_deref() {
+            Some("intel_pstate" | "intel_cpufreq") => (
+                Target::IntelStatus,
+                &[DriverMode::Active, DriverMode::Passive],
+            ),
+            Some("amd-pstate-epp" | "amd-pstate") => (
+                Target::AmdStatus,
+                &[DriverMode::Active, DriverMode::Passive, DriverMode::Guided],
+            ),
+            _ => {
+                return Err(HelperError::NotSupported(gettext(
+                    "the frequency driver has no modes to switch between",
+                )))
+            }
+        };
+        let Some(wanted) = modes.iter().find(|m| m.to_string() == mode) else {
+            return Err(HelperError::InvalidArgument(fill(
+                gettext("{mode} is not a mode of this driver (it has: {modes})"),
+                &[
+                    ("mode", &format!("{mode:?}")),
+                    (
+                        "modes",
+                        &modes
+                            .iter()
+                            .map(ToString::to_string)
+                            .collect::<Vec<_>>()
+                            .join(", "),
+                    ),
+                ],
+            )));
+        };
+        self.authorize(&header, actions::SET_DRIVER_MODE).await?;
+        let _one_at_a_time = self.writes.lock().await;
+        self.kernel
+            .write(target, &wanted.to_string())
+            .map_err(|error| refused(error, None))?;
+        let now = self.kernel.read(target).unwrap_or_default();
+        let _ = Self::changed(&emitter, "mode", Vec::new()).await;
+        Ok(now)
+    }
+
+    async fn reapply_profile_epp(
+        &self,
+        #[zbus(header)] header: Header<'_>,
+        #[zbus(signal_emitter)] emitter: SignalEmitter<'_>,
+    ) -> Result<Vec<PolicyValue>, HelperError> {
+        self.touch();
+        let status = Status::gather(&SysRoot::new(self.kernel.root()))
+            .await
+            .map_err(|error| HelperError::Failed(error.to_string()))?;
+        let Some(profile) = &status.profile else {
+            return Err(HelperError::NotSupported(gettext(
+                "no power-profile daemon is running",
+            )));
+        };
+        let expected = expectation(profile, &status.snapshot.driver)
+            .map_err(|why| HelperError::NotSupported(why.to_string()))?;
+        let Some(&epp) = expected.epp.first() else {
+            return Err(HelperError::NotSupported(gettext(
+                "the profile implies no EPP",
+            )));
+        };
+        let ids: Vec<u32> = status
+            .snapshot
+            .policies
+            .iter()
+            .filter(|p| {
+                p.is_active()
+                    && p.epp
+                        .is_some_and(|current| !expected.epp.contains(&current))
+            })
+            .map(|p| p.id)
+            .collect();
+        self.authorize(&header, actions::SET_CPU_POWER).await?;
+        let _one_at_a_time = self.writes.lock().await;
+        for &id in &ids {
+            self.kernel
+                .write(Target::Epp(id), &epp.to_string())
+                .map_err(|error| refused(error, Some(performance_governor_reason(&[id]))))?;
+        }
+        let read_back = ids
+            .iter()
+            .map(|&id| (id, self.kernel.read(Target::Epp(id)).unwrap_or_default()))
+            .collect();
+        let _ = Self::changed(&emitter, "epp", ids).await;
+        Ok(read_back)
+    }
+
+    async fn snapshot(&self) -> Result<String, HelperError> {
+        self.touch();
+        let status = Status::gather(&SysRoot::new(self.kernel.root()))
+            .await
+            .map_err(|error| HelperError::Failed(error.to_string()))?;
+        serde_json::to_string(&StatusDocument::new(&status))
+            .map_err(|error| HelperError::Failed(error.to_string()))
+    }
+
+    async fn save_settings(&self, #[zbus(header)] header: Header<'_>) -> Result<u32, HelperError> {
+        self.touch();
+        self.authorize(&header, actions::RUN_MEASUREMENT).await?;
+        let owner = header.sender().map(ToString::to_string).unwrap_or_default();
+        let _one_at_a_time = self.writes.lock().await;
+        self.journal
+            .save(&owner, Settings::read(&self.kernel))
+            .map_err(|error| {
+                HelperError::Failed(fill(
+                    gettext("cannot record the settings in the journal: {error}"),
+                    &[("error", &error)],
+                ))
+            })
+    }
+
+    async fn restore_settings(
+        &self,
+        #[zbus(header)] header: Header<'_>,
+        #[zbus(signal_emitter)] emitter: SignalEmitter<'_>,
+        id: u32,
+    ) -> Result<(), HelperError> {
+        self.touch();
+        let Some(entry) = self.journal.get(id) else {
+            return Err(HelperError::InvalidArgument(fill(
+                gettext("there are no saved settings {id}"),
+                &[("id", &id)],
+            )));
+        };
+        self.authorize(&header, actions::RUN_MEASUREMENT).await?;
+        let _one_at_a_time = self.writes.lock().await;
+        self.journal
+            .restore(&self.kernel, &entry)
+            .map_err(|error| refused(error, None))?;
+        let _ = Self::changed(&emitter, "restore", Vec::new()).await;
+        Ok(())
+    }
+
+    #[zbus(signal)]
+    async fn changed(
+        emitter: &SignalEmitter<'_>,
+        what: &str,
+        policies: Vec<u32>,
+    ) -> zbus::Result<()>;
+}
+
+impl Helper {
+    /// Restores what `owner` saved and did not restore (it left the bus).
+    pub async fn restore_for(&self, owner: &str) {
+        let _one_at_a_time = self.writes.lock().await;
+        for entry in self
+            .journal
+            .entries()
+            .iter()
+            .rev()
+            .filter(|e| e.owner == owner)
+        {
+            if let Err(error) = self.journal.restore(&self.kernel, entry) {
+                eprintln!("pacer-helper: restoring settings {}: {error}", entry.id);
+            }
+        }
+    }
+}

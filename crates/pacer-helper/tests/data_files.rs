@@ -1,0 +1,129 @@
+//! The helper's files in `data/`: well-formed and valid where a DTD is at hand, the polkit
+//! actions matching the code's, and the systemd unit's exposure at most 2.0.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn data(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../data")
+        .join(name)
+}
+
+fn xmllint(args: &[&str], file: &Path) {
+    let output = Command::new("xmllint")
+        .arg("--noout")
+        .args(args)
+        .arg(file)
+        .output()
+        .expect("xmllint (libxml2-utils) runs");
+    assert!(
+        output.status.success(),
+        "{}: {}",
+        file.display(),
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+#[test]
+fn xml_files_are_valid() {
+    xmllint(&[], &data("io.github.pacerapp.Pacer.Helper1.xml"));
+    xmllint(&[], &data("io.github.pacerapp.Pacer.Helper1.conf"));
+    let polkit_dtd = Path::new("/usr/share/polkit-1/policyconfig-1.dtd");
+    let policy = data("io.github.pacerapp.Pacer.policy");
+    if polkit_dtd.exists() {
+        xmllint(&["--dtdvalid", polkit_dtd.to_str().unwrap()], &policy);
+    } else {
+        xmllint(&[], &policy);
+    }
+}
+
+#[test]
+fn the_policy_declares_exactly_the_actions_the_helper_checks() {
+    let policy = std::fs::read_to_string(data("io.github.pacerapp.Pacer.policy")).unwrap();
+    let declared: Vec<&str> = policy
+        .split("<action id=\"")
+        .skip(1)
+        .map(|rest| rest.split('"').next().unwrap())
+        .collect();
+    assert_eq!(declared, pacer_dbus::actions::ALL);
+    // governor/EPP/boost like power-profiles-daemon's switch-profile; the rest keep admin
+    // authentication.
+    let defaults_of = |id: &str| {
+        let start = policy.find(&format!("<action id=\"{id}\"")).unwrap();
+        let block = &policy[start..start + policy[start..].find("</action>").unwrap()];
+        block
+            .split("<allow_active>")
+            .nth(1)
+            .unwrap()
+            .split('<')
+            .next()
+            .unwrap()
+            .to_owned()
+    };
+    assert_eq!(defaults_of(pacer_dbus::actions::SET_CPU_POWER), "yes");
+    for id in [
+        pacer_dbus::actions::SET_SCHEDULER,
+        pacer_dbus::actions::SET_DRIVER_MODE,
+        pacer_dbus::actions::RUN_MEASUREMENT,
+    ] {
+        assert_eq!(defaults_of(id), "auth_admin_keep", "{id}");
+    }
+}
+
+#[test]
+fn the_bus_policy_lets_only_root_own_the_name() {
+    let conf = std::fs::read_to_string(data("io.github.pacerapp.Pacer.Helper1.conf")).unwrap();
+    let owners: Vec<&str> = conf
+        .match_indices("<allow own=")
+        .map(|(at, _)| &conf[..at])
+        .collect();
+    assert_eq!(owners.len(), 1);
+    assert!(owners[0].trim_end().ends_with("<policy user=\"root\">"));
+}
+
+#[test]
+fn the_unit_is_hardened_to_an_exposure_of_at_most_2() {
+    let unit = std::fs::read_to_string(data("pacer-helper.service.in")).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("pacer-helper.service");
+    std::fs::write(&file, unit.replace("@libexecdir@", "/usr/libexec")).unwrap();
+    let output = Command::new("systemd-analyze")
+        .args(["security", "--offline=yes", "--no-pager"])
+        .arg(&file)
+        .output()
+        .expect("systemd-analyze runs");
+    let text = String::from_utf8_lossy(&output.stdout);
+    let line = text
+        .lines()
+        .find(|line| line.contains("Overall exposure level"))
+        .unwrap_or_else(|| panic!("{text}{}", String::from_utf8_lossy(&output.stderr)));
+    let score: f64 = line
+        .split(": ")
+        .nth(1)
+        .unwrap()
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(score <= 2.0, "{line}");
+    // The access the helper needs stays: sysfs and the sysctl writable, root-owned files.
+    for forbidden in ["ProtectKernelTunables=yes", "ReadOnlyPaths=/sys", "User="] {
+        assert!(!unit.contains(forbidden), "{forbidden}");
+    }
+    assert!(
+        unit.contains("Type=dbus") && unit.contains("BusName=io.github.pacerapp.Pacer.Helper1")
+    );
+}
+
+#[test]
+fn the_activation_file_names_the_unit() {
+    let service =
+        std::fs::read_to_string(data("io.github.pacerapp.Pacer.Helper1.service.in")).unwrap();
+    assert!(service.contains("Name=io.github.pacerapp.Pacer.Helper1\n"));
+    assert!(service.contains("SystemdService=pacer-helper.service\n"));
+    assert!(service.contains("User=root\n"));
+}

@@ -1,0 +1,538 @@
+//! The helper on a private system bus, with python-dbusmock's polkitd as polkit, changing a
+//! simulated machine through the kernel's rules.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use futures_util::StreamExt;
+use pacer_dbus::{actions, Helper1Proxy, HelperError};
+use pacer_testrig::{Service, SystemBus};
+
+const HELPER: &str = env!("CARGO_BIN_EXE_pacer-helper");
+const CPUFREQ: &str = "sys/devices/system/cpu/cpufreq";
+
+struct Rig {
+    bus: SystemBus,
+    tree: tempfile::TempDir,
+    state: tempfile::TempDir,
+    _polkit: Service,
+    helper: Option<Service>,
+}
+
+impl Rig {
+    fn start(model: &str) -> Rig {
+        let tree = tempfile::tempdir().unwrap();
+        pacer_core::sim::model(model)
+            .unwrap()
+            .render(tree.path())
+            .unwrap();
+        Rig::with_tree(tree)
+    }
+
+    fn with_tree(tree: tempfile::TempDir) -> Rig {
+        let bus = SystemBus::start();
+        let polkit = bus.polkit(&actions::ALL);
+        let mut rig = Rig {
+            bus,
+            tree,
+            state: tempfile::tempdir().unwrap(),
+            _polkit: polkit,
+            helper: None,
+        };
+        rig.start_helper();
+        rig
+    }
+
+    fn start_helper(&mut self) {
+        let mut command = self.bus.command(HELPER);
+        command
+            .arg("--sysfs-root")
+            .arg(self.tree.path())
+            .arg("--state-dir")
+            .arg(self.state.path())
+            .args(["--idle-timeout", "0"]);
+        self.helper = Some(Service::spawn_command(
+            "pacer-helper",
+            self.bus.dir(),
+            &mut command,
+        ));
+        self.bus
+            .wait_for_name(pacer_dbus::BUS_NAME, Duration::from_secs(10));
+    }
+
+    fn root(&self) -> &Path {
+        self.tree.path()
+    }
+
+    fn read(&self, policy: u32, file: &str) -> String {
+        fs::read_to_string(self.root().join(format!("{CPUFREQ}/policy{policy}/{file}")))
+            .unwrap()
+            .trim_end()
+            .to_owned()
+    }
+
+    /// Every file of the tree with its content, to show nothing changed.
+    fn tree_contents(&self) -> BTreeMap<PathBuf, Vec<u8>> {
+        let mut found = BTreeMap::new();
+        let mut pending = vec![self.root().join("sys"), self.root().join("proc")];
+        while let Some(dir) = pending.pop() {
+            for entry in fs::read_dir(&dir).unwrap() {
+                let path = entry.unwrap().path();
+                let meta = fs::symlink_metadata(&path).unwrap();
+                if meta.is_dir() {
+                    pending.push(path);
+                } else if meta.is_file() && !path.ends_with("scaling_cur_freq") {
+                    found.insert(path.clone(), fs::read(&path).unwrap());
+                }
+            }
+        }
+        found
+    }
+
+    async fn proxy(&self) -> Helper1Proxy<'static> {
+        let connection = zbus::connection::Builder::address(self.bus.address())
+            .unwrap()
+            .build()
+            .await
+            .unwrap();
+        Helper1Proxy::new(&connection).await.unwrap()
+    }
+}
+
+fn error<T: std::fmt::Debug>(result: zbus::Result<T>) -> HelperError {
+    HelperError::from_call(result.expect_err("the call must fail"))
+}
+
+#[tokio::test]
+async fn an_allowed_call_writes_reads_back_and_signals() {
+    let rig = Rig::start("intel-hybrid");
+    let helper = rig.proxy().await;
+    let mut changes = helper.receive_changed().await.unwrap();
+    let back = helper.set_governor(&[0, 1], "performance").await.unwrap();
+    assert_eq!(
+        back,
+        [(0, "performance".to_owned()), (1, "performance".to_owned())]
+    );
+    assert_eq!(rig.read(0, "scaling_governor"), "performance");
+    assert_eq!(
+        rig.read(0, "energy_performance_preference"),
+        "performance",
+        "the kernel's rule"
+    );
+    let signal = tokio::time::timeout(Duration::from_secs(2), changes.next())
+        .await
+        .unwrap()
+        .unwrap();
+    let args = signal.args().unwrap();
+    assert_eq!((args.what(), args.policies()), (&"governor", &vec![0, 1]));
+
+    let back = helper.set_epp(&[5], "power").await.unwrap();
+    assert_eq!(back, [(5, "power".to_owned())]);
+    assert!(!helper.set_boost(false).await.unwrap(), "turbo reads back off");
+    assert_eq!(rig.read(5, "energy_performance_preference"), "power");
+    let document: serde_json::Value =
+        serde_json::from_str(&helper.snapshot().await.unwrap()).unwrap();
+    assert_eq!(document["driver"]["boost"], false);
+    assert_eq!(document["schema"], 1);
+}
+
+#[tokio::test]
+async fn a_denied_call_changes_nothing() {
+    let rig = Rig::start("intel-hybrid-nosmt");
+    let helper = rig.proxy().await;
+    rig.bus.set_allowed(&[]);
+    let before = rig.tree_contents();
+    for failure in [
+        error(helper.set_governor(&[0], "performance").await),
+        error(helper.set_epp(&[0], "power").await),
+        error(helper.set_boost(false).await),
+        error(helper.set_driver_mode("passive").await),
+        error(helper.save_settings().await),
+    ] {
+        assert!(
+            matches!(failure, HelperError::NotAuthorized(_)),
+            "{failure:?}"
+        );
+    }
+    assert_eq!(rig.tree_contents(), before, "byte for byte unchanged");
+    // Each action is checked on its own: allowing one does not allow the others.
+    rig.bus.set_allowed(&[actions::SET_CPU_POWER]);
+    helper.set_governor(&[0], "performance").await.unwrap();
+    assert!(matches!(
+        error(helper.set_driver_mode("passive").await),
+        HelperError::NotAuthorized(_)
+    ));
+}
+
+#[tokio::test]
+async fn bad_input_of_every_kind_is_named_and_changes_nothing() {
+    let rig = Rig::start("intel-hybrid");
+    let helper = rig.proxy().await;
+    let before = rig.tree_contents();
+    let huge: Vec<u32> = (0..9000).collect();
+    let cases: Vec<(HelperError, &str)> = vec![
+        (
+            error(helper.set_governor(&[99], "powersave").await),
+            "there is no policy 99",
+        ),
+        (
+            error(helper.set_governor(&[0], "schedutil").await),
+            "does not offer the schedutil governor",
+        ),
+        (
+            error(helper.set_governor(&[0], "../../../../etc/passwd").await),
+            "is not a governor name",
+        ),
+        (
+            error(helper.set_governor(&[], "powersave").await),
+            "no policies given",
+        ),
+        (
+            error(helper.set_governor(&huge, "powersave").await),
+            "more than any machine has",
+        ),
+        (
+            error(helper.set_epp(&[0], "256").await),
+            "is not an energy-performance preference",
+        ),
+        (
+            error(helper.set_epp(&[0], "turbo").await),
+            "is not an energy-performance preference",
+        ),
+        (
+            error(helper.set_epp(&[0], "/sys/kernel").await),
+            "is not an energy-performance preference",
+        ),
+        (
+            error(helper.set_driver_mode("sideways").await),
+            "is not a mode of this driver",
+        ),
+        (
+            error(helper.restore_settings(42).await),
+            "there are no saved settings 42",
+        ),
+    ];
+    for (failure, words) in cases {
+        match failure {
+            HelperError::InvalidArgument(message) => assert!(message.contains(words), "{message}"),
+            other => panic!("{words}: {other:?}"),
+        }
+    }
+    // EAS is impossible on this machine (SMT): not supported, with the reasons.
+    match error(helper.set_eas(true).await) {
+        HelperError::NotSupported(message) => assert!(message.contains("SMT"), "{message}"),
+        other => panic!("{other:?}"),
+    }
+    // Wrong D-Bus types never reach the helper's code: zbus refuses them, naming both
+    // signatures.
+    let connection = zbus::connection::Builder::address(rig.bus.address())
+        .unwrap()
+        .build()
+        .await
+        .unwrap();
+    let wrong = connection
+        .call_method(
+            Some(pacer_dbus::BUS_NAME),
+            pacer_dbus::OBJECT_PATH,
+            Some(pacer_dbus::INTERFACE),
+            "SetGovernor",
+            &("powersave", vec![0u32]),
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        wrong
+            .to_string()
+            .contains("Signature mismatch: got `(sau)`, expected `(aus)`"),
+        "{wrong}"
+    );
+    assert_eq!(rig.tree_contents(), before);
+}
+
+/// The seed's sequence through the helper: EBUSY surfaces as Busy, explained.
+#[tokio::test]
+async fn the_seed_sequence_surfaces_busy_in_words() {
+    let rig = Rig::start("intel-hybrid");
+    let helper = rig.proxy().await;
+    let all: Vec<u32> = (0..16).collect();
+    helper.set_governor(&all, "performance").await.unwrap();
+    helper.set_epp(&all, "performance").await.unwrap();
+    match error(helper.set_epp(&[3], "balance_performance").await) {
+        HelperError::Busy(message) => {
+            assert!(
+                message.contains("performance governor on policy 3"),
+                "{message}"
+            );
+            assert!(
+                message.contains("set the governor to powersave first"),
+                "{message}"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    helper.set_governor(&all, "powersave").await.unwrap();
+    assert_eq!(
+        rig.read(3, "energy_performance_preference"),
+        "balance_performance"
+    );
+}
+
+#[tokio::test]
+async fn driver_mode_and_eas_through_the_helper() {
+    let rig = Rig::start("intel-hybrid-nosmt");
+    let helper = rig.proxy().await;
+    assert_eq!(helper.set_driver_mode("passive").await.unwrap(), "passive");
+    assert_eq!(rig.read(0, "scaling_driver"), "intel_cpufreq");
+    assert_eq!(helper.set_eas(false).await.unwrap(), "0");
+    assert_eq!(helper.set_eas(true).await.unwrap(), "1");
+}
+
+/// A machine with `count` per-CPU policies, so each client can own one.
+fn wide_machine(count: u32) -> tempfile::TempDir {
+    let mut machine = pacer_core::sim::model("intel-hybrid-nosmt").unwrap();
+    let cpu = machine.cpus[0].clone();
+    let policy = machine.policies[0].clone();
+    machine.cpus = (0..count)
+        .map(|id| {
+            let mut cpu = cpu.clone();
+            cpu.id = id;
+            cpu.core_cpus = vec![id];
+            cpu
+        })
+        .collect();
+    machine.policies = (0..count)
+        .map(|id| {
+            let mut policy = policy.clone();
+            policy.id = id;
+            policy.cpus = vec![id];
+            policy
+        })
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    machine.render(dir.path()).unwrap();
+    dir
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn twenty_clients_fifty_calls_each() {
+    const CLIENTS: u32 = 20;
+    let rig = Rig::with_tree(wide_machine(CLIENTS));
+    let mut tasks = Vec::new();
+    for client in 0..CLIENTS {
+        let helper = rig.proxy().await;
+        tasks.push(tokio::spawn(async move {
+            // Each client owns policy `client`; the last accepted write per file is its own.
+            let mut last_governor = "powersave".to_owned();
+            let mut last_epp = "balance_performance".to_owned();
+            let mut unexpected = Vec::new();
+            for call in 0..50u32 {
+                let pick = (call * 7 + client) % 5;
+                let result = match pick {
+                    0 => helper
+                        .set_governor(&[client], "performance")
+                        .await
+                        .map(|_| ("governor", "performance")),
+                    1 => helper
+                        .set_governor(&[client], "powersave")
+                        .await
+                        .map(|_| ("governor", "powersave")),
+                    2 => helper
+                        .set_epp(&[client], "power")
+                        .await
+                        .map(|_| ("epp", "power")),
+                    3 => helper
+                        .set_epp(&[client], "nonsense")
+                        .await
+                        .map(|_| ("epp", "nonsense")),
+                    _ => helper
+                        .set_epp(&[client], "balance_power")
+                        .await
+                        .map(|_| ("epp", "balance_power")),
+                };
+                match result {
+                    Ok(("governor", value)) => {
+                        last_governor = value.to_owned();
+                        // The kernel pins EPP to performance and restores on leaving.
+                        if value == "performance" {
+                            last_epp = "performance".to_owned();
+                        }
+                    }
+                    Ok((_, value)) => last_epp = value.to_owned(),
+                    Err(error) => match HelperError::from_call(error) {
+                        // EPP under the performance governor, and the nonsense value.
+                        HelperError::Busy(_) | HelperError::InvalidArgument(_) => {}
+                        other => unexpected.push(format!("{other:?}")),
+                    },
+                }
+            }
+            (client, last_governor, last_epp, unexpected)
+        }));
+    }
+    for task in tasks {
+        let (client, governor, epp, unexpected) =
+            tokio::time::timeout(Duration::from_secs(120), task)
+                .await
+                .expect("no deadlock")
+                .unwrap();
+        assert!(unexpected.is_empty(), "client {client}: {unexpected:?}");
+        assert_eq!(
+            rig.read(client, "scaling_governor"),
+            governor,
+            "client {client}"
+        );
+        let now = rig.read(client, "energy_performance_preference");
+        if governor == "performance" {
+            assert_eq!(now, "performance");
+        } else if epp != "performance" {
+            assert_eq!(now, epp, "client {client}");
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_crash_mid_change_is_undone_on_the_next_start() {
+    let mut rig = Rig::start("intel-hybrid-nosmt");
+    let helper = rig.proxy().await;
+    let before = rig.tree_contents();
+    let id = helper.save_settings().await.unwrap();
+    assert!(rig
+        .state
+        .path()
+        .join(format!("settings-{id}.json"))
+        .exists());
+    helper.set_driver_mode("passive").await.unwrap();
+    helper
+        .set_governor(&[0, 1, 2], "performance")
+        .await
+        .unwrap();
+    helper.set_epp(&[5], "power").await.unwrap();
+
+    // SIGKILL: no chance to clean up.
+    let pid = rig.helper.as_ref().unwrap().pid().unwrap();
+    std::process::Command::new("kill")
+        .args(["-KILL", &pid.to_string()])
+        .status()
+        .unwrap();
+    rig.bus
+        .wait_for_name_gone(pacer_dbus::BUS_NAME, Duration::from_secs(5));
+    assert_eq!(
+        rig.read(0, "scaling_driver"),
+        "intel_cpufreq",
+        "still changed"
+    );
+
+    rig.start_helper();
+    assert_eq!(
+        rig.tree_contents(),
+        before,
+        "the next start restored everything"
+    );
+    assert!(
+        fs::read_dir(rig.state.path()).unwrap().next().is_none(),
+        "journal emptied"
+    );
+}
+
+#[tokio::test]
+async fn a_caller_that_leaves_gets_its_settings_back() {
+    let rig = Rig::start("amd-zen4");
+    let before = rig.tree_contents();
+    {
+        let helper = rig.proxy().await;
+        helper.save_settings().await.unwrap();
+        helper.set_governor(&[0, 1], "performance").await.unwrap();
+        assert_eq!(rig.read(0, "energy_performance_preference"), "performance");
+    }
+    // The connection is gone with the proxy; the helper restores within moments.
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    while rig.tree_contents() != before {
+        assert!(std::time::Instant::now() < deadline, "not restored");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+#[tokio::test]
+async fn idle_exit_and_activation() {
+    let tree = tempfile::tempdir().unwrap();
+    pacer_core::sim::model("arm-rk3588")
+        .unwrap()
+        .render(tree.path())
+        .unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let bus = SystemBus::start_with(|services| {
+        fs::write(
+            services.join("io.github.pacerapp.Pacer.Helper1.service"),
+            format!(
+                "[D-BUS Service]\nName={}\nExec={HELPER} --sysfs-root {} --state-dir {} --idle-timeout 1\nUser=root\n",
+                pacer_dbus::BUS_NAME,
+                tree.path().display(),
+                state.path().display()
+            ),
+        )
+        .unwrap();
+        vec![pacer_dbus::BUS_NAME.to_owned()]
+    });
+    let _polkit = bus.polkit(&actions::ALL);
+    assert!(
+        !bus.has_owner(pacer_dbus::BUS_NAME),
+        "not running before the first call"
+    );
+    let connection = zbus::connection::Builder::address(bus.address())
+        .unwrap()
+        .build()
+        .await
+        .unwrap();
+    let helper = Helper1Proxy::new(&connection).await.unwrap();
+    assert_eq!(
+        helper.set_governor(&[4], "performance").await.unwrap()[0].1,
+        "performance"
+    );
+    bus.wait_for_name_gone(pacer_dbus::BUS_NAME, Duration::from_secs(5));
+    assert_eq!(
+        helper.set_governor(&[4], "schedutil").await.unwrap()[0].1,
+        "schedutil"
+    );
+}
+
+/// The interface as written in `data/` and as the helper introspects, without comments
+/// and spaces.
+fn interface_of(xml: &str) -> String {
+    let start = xml
+        .find("<interface name=\"io.github.pacerapp.Pacer.Helper1\">")
+        .unwrap();
+    let end = start + xml[start..].find("</interface>").unwrap();
+    let mut text = xml[start..end].to_owned();
+    while let (Some(open), Some(close)) = (text.find("<!--"), text.find("-->")) {
+        text.replace_range(open..close + 3, "");
+    }
+    text.split_whitespace().collect()
+}
+
+#[tokio::test]
+async fn the_interface_xml_in_data_is_what_the_helper_serves() {
+    let rig = Rig::start("vm");
+    let connection = zbus::connection::Builder::address(rig.bus.address())
+        .unwrap()
+        .build()
+        .await
+        .unwrap();
+    let introspectable = zbus::fdo::IntrospectableProxy::builder(&connection)
+        .destination(pacer_dbus::BUS_NAME)
+        .unwrap()
+        .path(pacer_dbus::OBJECT_PATH)
+        .unwrap()
+        .build()
+        .await
+        .unwrap();
+    let live = introspectable.introspect().await.unwrap();
+    let data = fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../data/io.github.pacerapp.Pacer.Helper1.xml"
+    ))
+    .unwrap();
+    assert_eq!(interface_of(&data), interface_of(&live));
+}
