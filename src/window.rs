@@ -129,16 +129,10 @@ fn summary(snapshot: &Snapshot) -> Vec<(String, String)> {
         Some(false) => gettext("Not running"),
         None => gettext("Unknown"),
     };
-    let reasons: Vec<String> = snapshot
-        .eas
-        .reasons
-        .iter()
-        .map(ToString::to_string)
-        .collect();
-    let eas = if reasons.is_empty() {
+    let eas = if snapshot.eas.reasons.is_empty() {
         eas
     } else {
-        format!("{eas}: {}", reasons.join("; "))
+        format!("{eas}: {}", snapshot.eas.reasons_text())
     };
     rows.push((gettext("Energy-aware scheduling"), eas));
     for group in group_policies(snapshot) {

@@ -16,28 +16,9 @@ const RUNS: usize = 200;
 
 /// The AMD model, widened to 256 logical CPUs with a policy each: the most files per CPU.
 fn big_machine() -> SimMachine {
-    let mut machine = sim::model("amd-zen4").expect("the amd-zen4 model exists");
-    let cpu_template = machine.cpus[0].clone();
-    let policy_template = machine.policies[0].clone();
-    let half = CPUS / 2;
-    machine.cpus = (0..CPUS)
-        .map(|id| {
-            let core = id % half;
-            let mut cpu = cpu_template.clone();
-            cpu.id = id;
-            cpu.core_cpus = vec![core, core + half];
-            cpu
-        })
-        .collect();
-    machine.policies = (0..CPUS)
-        .map(|id| {
-            let mut policy = policy_template.clone();
-            policy.id = id;
-            policy.cpus = vec![id];
-            policy
-        })
-        .collect();
-    machine
+    sim::model("amd-zen4")
+        .expect("the amd-zen4 model exists")
+        .with_cpus(CPUS)
 }
 
 fn main() {

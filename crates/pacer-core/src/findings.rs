@@ -141,7 +141,7 @@ pub fn evaluate(inputs: FindingInputs<'_>) -> Vec<Finding> {
     let forced = if daemon_sets_performance {
         Vec::new()
     } else {
-        forced_by_governor(snapshot, &active, inputs.profile, &mut findings)
+        forced_by_governor(snapshot, inputs.profile, &mut findings)
     };
     match &expectation {
         Some((profile, Ok(expected))) => {
@@ -163,22 +163,10 @@ pub fn evaluate(inputs: FindingInputs<'_>) -> Vec<Finding> {
 /// goes back to powersave (§2.4), amd-pstate keeps performance (§3).
 fn forced_by_governor(
     snapshot: &Snapshot,
-    active: &[&Policy],
     profile: Option<&ProfileState>,
     findings: &mut Vec<Finding>,
 ) -> Vec<u32> {
-    if !snapshot.driver.is_setpolicy() {
-        return Vec::new();
-    }
-    let forced: Vec<u32> = active
-        .iter()
-        .filter(|p| {
-            p.governor
-                .as_ref()
-                .is_some_and(|g| g.is(Governor::PERFORMANCE))
-        })
-        .map(|p| p.id)
-        .collect();
+    let forced = snapshot.epp_pinned();
     if forced.is_empty() {
         return forced;
     }
@@ -548,7 +536,6 @@ fn eas_blocked(snapshot: &Snapshot, findings: &mut Vec<Finding>) {
     if !fixable {
         return;
     }
-    let reasons: Vec<String> = eas.reasons.iter().map(ToString::to_string).collect();
     let governors = eas.reasons.iter().find_map(|reason| match reason {
         EasReason::GovernorNotSchedutil { policies } => Some(policies.clone()),
         _ => None,
@@ -596,7 +583,7 @@ fn eas_blocked(snapshot: &Snapshot, findings: &mut Vec<Finding>) {
         summary: gettext("Energy-aware scheduling could run on this machine but is off"),
         detail: fill(
             gettext("The cores differ in capacity and the kernel can place tasks by energy, but {reasons}."),
-            &[("reasons", &reasons.join("; "))],
+            &[("reasons", &eas.reasons_text())],
         ),
         fix: Fix { action, description },
     });

@@ -181,21 +181,9 @@ impl Helper {
         }
         self.authorize(&header, actions::SET_CPU_POWER).await?;
         let ids: Vec<u32> = targets.iter().map(|policy| policy.id).collect();
-        let _one_at_a_time = self.writes.lock().await;
-        for &id in &ids {
-            self.kernel
-                .write(Target::Governor(id), governor.as_str())
-                .map_err(|error| refused(error, None))?;
-        }
-        let read_back = ids
-            .iter()
-            .map(|&id| {
-                (
-                    id,
-                    self.kernel.read(Target::Governor(id)).unwrap_or_default(),
-                )
-            })
-            .collect();
+        let read_back = self
+            .write_each(&ids, Target::Governor, governor.as_str(), None)
+            .await?;
         let _ = Self::changed(&emitter, "governor", ids).await;
         Ok(read_back)
     }
@@ -215,15 +203,11 @@ impl Helper {
         let targets = validate_policies(&snapshot, &policies)?;
         // The performance governor of a setpolicy driver refuses any EPP but 0 (EBUSY).
         let pins = matches!(value, Epp::Performance | Epp::Raw(0));
-        if snapshot.driver.is_setpolicy() && !pins {
-            let pinned: Vec<u32> = targets
-                .iter()
-                .filter(|p| {
-                    p.governor
-                        .as_ref()
-                        .is_some_and(|g| g.is(Governor::PERFORMANCE))
-                })
-                .map(|p| p.id)
+        if !pins {
+            let pinned: Vec<u32> = snapshot
+                .epp_pinned()
+                .into_iter()
+                .filter(|id| targets.iter().any(|p| p.id == *id))
                 .collect();
             if !pinned.is_empty() {
                 return Err(HelperError::Busy(performance_governor_reason(&pinned)));
@@ -265,16 +249,14 @@ impl Helper {
         }
         self.authorize(&header, actions::SET_CPU_POWER).await?;
         let ids: Vec<u32> = targets.iter().map(|policy| policy.id).collect();
-        let _one_at_a_time = self.writes.lock().await;
-        for &id in &ids {
-            self.kernel
-                .write(Target::Epp(id), &value.to_string())
-                .map_err(|error| refused(error, Some(performance_governor_reason(&[id]))))?;
-        }
-        let read_back = ids
-            .iter()
-            .map(|&id| (id, self.kernel.read(Target::Epp(id)).unwrap_or_default()))
-            .collect();
+        let read_back = self
+            .write_each(
+                &ids,
+                Target::Epp,
+                &value.to_string(),
+                Some(performance_governor_reason),
+            )
+            .await?;
         let _ = Self::changed(&emitter, "epp", ids).await;
         Ok(read_back)
     }
@@ -296,11 +278,7 @@ impl Helper {
             )));
         };
         self.authorize(&header, actions::SET_CPU_POWER).await?;
-        let _one_at_a_time = self.writes.lock().await;
-        self.kernel
-            .write(target, value)
-            .map_err(|error| refused(error, None))?;
-        let now = self.kernel.read(target).unwrap_or_default();
+        let now = self.write_one(target, value).await?;
         let _ = Self::changed(&emitter, "boost", Vec::new()).await;
         Ok(if target == Target::NoTurbo {
             now == "0"
@@ -324,25 +302,17 @@ impl Helper {
                 )))
             }
             Some(pacer_core::values::EasSysctl::Impossible) => {
-                let reasons: Vec<String> = snapshot
-                    .eas
-                    .reasons
-                    .iter()
-                    .map(ToString::to_string)
-                    .collect();
                 return Err(HelperError::NotSupported(fill(
                     gettext("energy-aware scheduling is impossible now: {reasons}"),
-                    &[("reasons", &reasons.join("; "))],
+                    &[("reasons", &snapshot.eas.reasons_text())],
                 )));
             }
             Some(_) => {}
         }
         self.authorize(&header, actions::SET_SCHEDULER).await?;
-        let _one_at_a_time = self.writes.lock().await;
-        self.kernel
-            .write(Target::EasSysctl, if enabled { "1" } else { "0" })
-            .map_err(|error| refused(error, None))?;
-        let now = self.kernel.read(Target::EasSysctl).unwrap_or_default();
+        let now = self
+            .write_one(Target::EasSysctl, if enabled { "1" } else { "0" })
+            .await?;
         let _ = Self::changed(&emitter, "eas", Vec::new()).await;
         Ok(now)
     }
@@ -387,11 +357,7 @@ impl Helper {
             )));
         };
         self.authorize(&header, actions::SET_DRIVER_MODE).await?;
-        let _one_at_a_time = self.writes.lock().await;
-        self.kernel
-            .write(target, &wanted.to_string())
-            .map_err(|error| refused(error, None))?;
-        let now = self.kernel.read(target).unwrap_or_default();
+        let now = self.write_one(target, &wanted.to_string()).await?;
         let _ = Self::changed(&emitter, "mode", Vec::new()).await;
         Ok(now)
     }
@@ -429,16 +395,14 @@ impl Helper {
             .map(|p| p.id)
             .collect();
         self.authorize(&header, actions::SET_CPU_POWER).await?;
-        let _one_at_a_time = self.writes.lock().await;
-        for &id in &ids {
-            self.kernel
-                .write(Target::Epp(id), &epp.to_string())
-                .map_err(|error| refused(error, Some(performance_governor_reason(&[id]))))?;
-        }
-        let read_back = ids
-            .iter()
-            .map(|&id| (id, self.kernel.read(Target::Epp(id)).unwrap_or_default()))
-            .collect();
+        let read_back = self
+            .write_each(
+                &ids,
+                Target::Epp,
+                &epp.to_string(),
+                Some(performance_governor_reason),
+            )
+            .await?;
         let _ = Self::changed(&emitter, "epp", ids).await;
         Ok(read_back)
     }
@@ -498,6 +462,36 @@ impl Helper {
 }
 
 impl Helper {
+    /// Writes `value` to `target(id)` for each policy, one request at a time, and returns
+    /// what each reads back. `why_busy` explains an EBUSY for a policy.
+    async fn write_each(
+        &self,
+        ids: &[u32],
+        target: fn(u32) -> Target,
+        value: &str,
+        why_busy: Option<fn(&[u32]) -> String>,
+    ) -> Result<Vec<PolicyValue>, HelperError> {
+        let _one_at_a_time = self.writes.lock().await;
+        for &id in ids {
+            self.kernel
+                .write(target(id), value)
+                .map_err(|error| refused(error, why_busy.map(|why| why(&[id]))))?;
+        }
+        Ok(ids
+            .iter()
+            .map(|&id| (id, self.kernel.read(target(id)).unwrap_or_default()))
+            .collect())
+    }
+
+    /// Writes one machine-wide file and returns what it reads back.
+    async fn write_one(&self, target: Target, value: &str) -> Result<String, HelperError> {
+        let _one_at_a_time = self.writes.lock().await;
+        self.kernel
+            .write(target, value)
+            .map_err(|error| refused(error, None))?;
+        Ok(self.kernel.read(target).unwrap_or_default())
+    }
+
     /// Restores what `owner` saved and did not restore (it left the bus).
     pub async fn restore_for(&self, owner: &str) {
         let _one_at_a_time = self.writes.lock().await;

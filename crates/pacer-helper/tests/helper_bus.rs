@@ -48,20 +48,7 @@ impl Rig {
     }
 
     fn start_helper(&mut self) {
-        let mut command = self.bus.command(HELPER);
-        command
-            .arg("--sysfs-root")
-            .arg(self.tree.path())
-            .arg("--state-dir")
-            .arg(self.state.path())
-            .args(["--idle-timeout", "0"]);
-        self.helper = Some(Service::spawn_command(
-            "pacer-helper",
-            self.bus.dir(),
-            &mut command,
-        ));
-        self.bus
-            .wait_for_name(pacer_dbus::BUS_NAME, Duration::from_secs(10));
+        self.helper = Some(self.bus.pacer_helper(self.tree.path(), self.state.path()));
     }
 
     fn root(&self) -> &Path {
@@ -132,7 +119,10 @@ async fn an_allowed_call_writes_reads_back_and_signals() {
 
     let back = helper.set_epp(&[5], "power").await.unwrap();
     assert_eq!(back, [(5, "power".to_owned())]);
-    assert!(!helper.set_boost(false).await.unwrap(), "turbo reads back off");
+    assert!(
+        !helper.set_boost(false).await.unwrap(),
+        "turbo reads back off"
+    );
     assert_eq!(rig.read(5, "energy_performance_preference"), "power");
     let document: serde_json::Value =
         serde_json::from_str(&helper.snapshot().await.unwrap()).unwrap();

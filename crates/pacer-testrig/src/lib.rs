@@ -327,3 +327,40 @@ impl SystemBus {
         .map(drop)
     }
 }
+
+/// A binary of this workspace (`pacer-helper`, `pacerctl`), built when missing: tests of one
+/// crate may need another crate's program.
+pub fn workspace_binary(name: &str) -> PathBuf {
+    let test = std::env::current_exe().expect("the test's own path");
+    // target/<profile>/deps/<test> → target/<profile>/<name>
+    let profile_dir = test
+        .parent()
+        .and_then(Path::parent)
+        .expect("a test binary under target/<profile>/deps");
+    let binary = profile_dir.join(name);
+    if !binary.exists() {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+        let status = Command::new(cargo)
+            .args(["build", "--bin", name])
+            .status()
+            .expect("cargo runs");
+        assert!(status.success(), "cargo build --bin {name} failed");
+    }
+    binary
+}
+
+impl SystemBus {
+    /// pacer-helper on this bus, changing the tree under `root`, its journal in `state`.
+    pub fn pacer_helper(&self, root: &Path, state: &Path) -> Service {
+        let mut command = self.command(workspace_binary("pacer-helper"));
+        command
+            .arg("--sysfs-root")
+            .arg(root)
+            .arg("--state-dir")
+            .arg(state)
+            .args(["--idle-timeout", "0"]);
+        let service = Service::spawn_command("pacer-helper", self.dir(), &mut command);
+        self.wait_for_name("io.github.pacerapp.Pacer.Helper1", Duration::from_secs(10));
+        service
+    }
+}

@@ -38,6 +38,25 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Change a setting through pacer-helper (polkit decides whether you may)
+    Set {
+        #[command(subcommand)]
+        setting: Setting,
+        #[command(flatten)]
+        target: PolicyTarget,
+        /// Talk to a helper on the session bus (development, the simulated demo)
+        #[arg(long, global = true)]
+        session: bool,
+    },
+    /// Apply the fix of each current finding, after saying what it will do
+    Fix {
+        /// Only say what would be done
+        #[arg(long)]
+        dry_run: bool,
+        /// Talk to a helper on the session bus (development, the simulated demo)
+        #[arg(long)]
+        session: bool,
+    },
     /// Simulated machines: list them, write to one through the kernel's rules, run one
     Simulate {
         #[command(subcommand)]
@@ -60,4 +79,46 @@ pub enum SimulateAction {
         #[arg(long, default_value_t = 1)]
         seed: u64,
     },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Setting {
+    /// The cpufreq governor (only the ones the kernel offers)
+    Governor { value: String },
+    /// The energy-performance preference: a name, or 0-255 where the driver takes numbers
+    Epp { value: String },
+    /// Turbo/boost: on or off
+    Boost { value: OnOff },
+    /// Energy Aware Scheduling: on or off
+    Eas { value: OnOff },
+    /// The driver's mode: active, passive or guided
+    Mode { value: String },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum OnOff {
+    On,
+    Off,
+}
+
+/// Which policies a governor or EPP change is for (all active ones by default).
+#[derive(Debug, Clone, clap::Args)]
+#[group(multiple = false)]
+pub struct PolicyTarget {
+    /// These policies (`0-3,8`)
+    #[arg(long, global = true, value_name = "LIST")]
+    pub policies: Option<String>,
+    /// The policies of one core type
+    #[arg(long, global = true, value_name = "TYPE")]
+    pub core_type: Option<CoreTypeArg>,
+    /// Every policy (the default)
+    #[arg(long, global = true)]
+    pub all: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum CoreTypeArg {
+    Performance,
+    Efficiency,
+    LowPower,
 }

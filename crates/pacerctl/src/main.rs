@@ -4,6 +4,7 @@
 //! one-line message that names the cause.
 
 mod cli;
+mod set;
 mod simulate;
 mod status;
 mod style;
@@ -85,6 +86,14 @@ fn run(cli: &Cli) -> anyhow::Result<()> {
             // A simulated machine started here keeps moving while it is watched.
             let _ticker = machine.ticker();
             runtime()?.block_on(watch::run(&root, *json))
+        }
+        Command::Set {
+            setting,
+            target,
+            session,
+        } => runtime()?.block_on(set::set(&root, setting, target, *session)),
+        Command::Fix { dry_run, session } => {
+            runtime()?.block_on(set::fix(&root, *dry_run, *session))
         }
         Command::Simulate { .. } => unreachable!("handled above"),
     }

@@ -163,8 +163,7 @@ fn eas_line(snapshot: &Snapshot, style: &Style) -> String {
     if eas.reasons.is_empty() {
         return state;
     }
-    let reasons: Vec<String> = eas.reasons.iter().map(ToString::to_string).collect();
-    format!("{state}: {}", reasons.join("; "))
+    format!("{state}: {}", eas.reasons_text())
 }
 
 fn cpus_line(snapshot: &Snapshot) -> String {

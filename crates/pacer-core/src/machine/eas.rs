@@ -27,6 +27,14 @@ pub struct Eas {
     pub reasons: Vec<EasReason>,
 }
 
+impl Eas {
+    /// The reasons in words, one after the other.
+    pub fn reasons_text(&self) -> String {
+        let reasons: Vec<String> = self.reasons.iter().map(ToString::to_string).collect();
+        reasons.join("; ")
+    }
+}
+
 fn sysctl_as_kernel_str<S: Serializer>(
     sysctl: &Option<EasSysctl>,
     serializer: S,

@@ -20,7 +20,7 @@ pub use rapl::RaplZone;
 use crate::cpuset::CpuSet;
 use crate::i18n::{fill, gettext};
 use crate::sysfs::{Expected, Need, Probe, Problem, ReadError, SysRoot};
-use crate::values::{DriverMode, DriverStatus, Flag};
+use crate::values::{DriverMode, DriverStatus, Flag, Governor};
 
 const CPU_DIR: &str = "sys/devices/system/cpu";
 const CPUFREQ_DIR: &str = "sys/devices/system/cpu/cpufreq";
@@ -176,6 +176,24 @@ impl Snapshot {
             }
         }
         changed
+    }
+
+    /// The active policies whose EPP the performance governor pins at 0: a setpolicy driver
+    /// refuses any other EPP there with EBUSY (`kernel.md` §2.3).
+    pub fn epp_pinned(&self) -> Vec<u32> {
+        if !self.driver.is_setpolicy() {
+            return Vec::new();
+        }
+        self.policies
+            .iter()
+            .filter(|p| p.is_active())
+            .filter(|p| {
+                p.governor
+                    .as_ref()
+                    .is_some_and(|g| g.is(Governor::PERFORMANCE))
+            })
+            .map(|p| p.id)
+            .collect()
     }
 
     pub fn policy(&self, id: u32) -> Option<&Policy> {

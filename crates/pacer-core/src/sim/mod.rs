@@ -151,6 +151,30 @@ impl SimMachine {
         })
     }
 
+    /// This machine with `count` logical CPUs like its first one, each with its own copy of
+    /// the first policy: a wide machine for benchmarks and load tests.
+    pub fn with_cpus(mut self, count: u32) -> SimMachine {
+        if let (Some(cpu), Some(policy)) =
+            (self.cpus.first().cloned(), self.policies.first().cloned())
+        {
+            self.cpus = (0..count)
+                .map(|id| SimCpu {
+                    id,
+                    core_cpus: vec![id],
+                    ..cpu.clone()
+                })
+                .collect();
+            self.policies = (0..count)
+                .map(|id| SimPolicy {
+                    id,
+                    cpus: vec![id],
+                    ..policy.clone()
+                })
+                .collect();
+        }
+        self
+    }
+
     pub fn cpu(&self, id: u32) -> Option<&SimCpu> {
         self.cpus.iter().find(|cpu| cpu.id == id)
     }

@@ -1,0 +1,72 @@
+//! Method-call latency of the helper: a client calling SetGovernor (validate, polkit check,
+//! write through the simulated machine's rules, read back, signal) and Snapshot on a private
+//! system bus with python-dbusmock's polkitd. Run with
+//! `cargo bench -p pacer-helper --bench latency`.
+
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
+use std::time::{Duration, Instant};
+
+use pacer_dbus::{actions, Helper1Proxy};
+use pacer_testrig::SystemBus;
+
+const CALLS: usize = 500;
+
+fn summary(name: &str, mut times: Vec<Duration>) {
+    times.sort();
+    let at = |q: f64| times[((times.len() - 1) as f64 * q).round() as usize].as_secs_f64() * 1e3;
+    println!(
+        "{name}: median {:.2} ms, p99 {:.2} ms, max {:.2} ms over {} calls",
+        at(0.5),
+        at(0.99),
+        at(1.0),
+        times.len()
+    );
+}
+
+fn main() {
+    let bus = SystemBus::start();
+    let _polkit = bus.polkit(&actions::ALL);
+    let tree = tempfile::tempdir().unwrap();
+    pacer_core::sim::model("intel-hybrid")
+        .unwrap()
+        .render(tree.path())
+        .unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let _helper = bus.pacer_helper(tree.path(), state.path());
+
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let connection = zbus::connection::Builder::address(bus.address())
+            .unwrap()
+            .build()
+            .await
+            .unwrap();
+        let helper = Helper1Proxy::new(&connection).await.unwrap();
+        let mut set = Vec::with_capacity(CALLS);
+        for call in 0..CALLS {
+            let governor = if call % 2 == 0 {
+                "performance"
+            } else {
+                "powersave"
+            };
+            let start = Instant::now();
+            helper.set_governor(&[3], governor).await.unwrap();
+            set.push(start.elapsed());
+        }
+        summary("SetGovernor (polkit check, write, read back, signal)", set);
+        let mut snapshot = Vec::with_capacity(CALLS / 5);
+        for _ in 0..CALLS / 5 {
+            let start = Instant::now();
+            helper.snapshot().await.unwrap();
+            snapshot.push(start.elapsed());
+        }
+        summary(
+            "Snapshot (16 CPUs, with the bus and profile lookups)",
+            snapshot,
+        );
+    });
+}

@@ -1,0 +1,70 @@
+//! The helper's modes: --no-polkit only with --session; --session with --simulate serves a
+//! simulated machine on the session bus.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::process::Command;
+
+const HELPER: &str = env!("CARGO_BIN_EXE_pacer-helper");
+
+#[test]
+fn no_polkit_is_refused_on_the_system_bus() {
+    let output = Command::new(HELPER)
+        .args(["--no-polkit", "--simulate", "vm", "--state-dir"])
+        .arg(tempfile::tempdir().unwrap().path())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let message = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        message.contains("--no-polkit would let anyone change"),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_missing_bus_is_named() {
+    let output = Command::new(HELPER)
+        .args(["--simulate", "vm", "--state-dir"])
+        .arg(tempfile::tempdir().unwrap().path())
+        .env("DBUS_SYSTEM_BUS_ADDRESS", "unix:path=/nonexistent/socket")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("cannot connect to the bus"));
+}
+
+/// The session-bus demo: a session bus of its own, the helper on a simulated machine
+/// without polkit, and a change through `pacerctl set --session`.
+#[test]
+fn the_simulated_demo_on_the_session_bus() {
+    let tree = tempfile::tempdir().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let pacerctl = pacer_testrig::workspace_binary("pacerctl");
+    let script = format!(
+        r#"
+        "$HELPER" --session --no-polkit --simulate arm-rk3588 --sysfs-root "$TREE" --state-dir "$STATE" --idle-timeout 1 &
+        for _ in $(seq 100); do
+            gdbus call --session --dest org.freedesktop.DBus --object-path /org/freedesktop/DBus \
+                --method org.freedesktop.DBus.NameHasOwner {name} | grep -q true && break
+            sleep 0.05
+        done
+        "{pacerctl}" set governor performance --policies 4 --session --sysfs-root "$TREE"
+        "#,
+        name = pacer_dbus::BUS_NAME,
+        pacerctl = pacerctl.display(),
+    );
+    let output = Command::new("dbus-run-session")
+        .args(["--", "sh", "-c", &script])
+        .env("HELPER", HELPER)
+        .env("TREE", tree.path())
+        .env("STATE", state.path())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains("the governor is now performance on policy 4"),
+        "{stdout}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}

@@ -1,0 +1,264 @@
+//! `pacerctl set` and `pacerctl fix`: changes go through pacer-helper, which asks polkit.
+
+use std::time::Duration;
+
+use anyhow::{bail, Context};
+use pacer_core::findings::FixAction;
+use pacer_core::i18n::{fill, gettext};
+use pacer_core::machine::Snapshot;
+use pacer_core::profile::client;
+use pacer_core::status::Status;
+use pacer_core::values::CoreType;
+use pacer_core::{CpuSet, SysRoot};
+use pacer_dbus::{Helper1Proxy, HelperError, PolicyValue};
+
+use crate::cli::{CoreTypeArg, OnOff, PolicyTarget, Setting};
+
+/// The helper, connected on first use.
+async fn connect(
+    connected: &mut Option<Helper1Proxy<'static>>,
+    session: bool,
+) -> anyhow::Result<Helper1Proxy<'static>> {
+    if connected.is_none() {
+        *connected = Some(helper(session).await?);
+    }
+    connected.clone().context("the helper")
+}
+
+/// A change may wait for the user to type a password in polkit's dialog.
+const CALL_LIMIT: Duration = Duration::from_secs(120);
+
+async fn helper(session: bool) -> anyhow::Result<Helper1Proxy<'static>> {
+    let connection = if session {
+        zbus::Connection::session().await
+    } else {
+        zbus::Connection::system().await
+    }
+    .context(gettext("cannot connect to the bus"))?;
+    Ok(Helper1Proxy::new(&connection).await?)
+}
+
+/// The helper's answer, as a one-line error a user can act on.
+fn explain(error: zbus::Error) -> anyhow::Error {
+    match HelperError::from_call(error) {
+        HelperError::ZBus(zbus::Error::MethodError(name, _, _))
+            if name.as_str() == "org.freedesktop.DBus.Error.ServiceUnknown" =>
+        {
+            anyhow::anyhow!(gettext(
+                "pacer-helper is not installed (see the README's install section); Pacer can only read without it"
+            ))
+        }
+        HelperError::NotAuthorized(message) => {
+            anyhow::anyhow!(fill(
+                gettext("not allowed: {message}"),
+                &[("message", &message)]
+            ))
+        }
+        HelperError::Busy(message) => anyhow::anyhow!(fill(
+            gettext("the kernel refuses for now: {message}"),
+            &[("message", &message)]
+        )),
+        other => anyhow::anyhow!(other.message()),
+    }
+}
+
+async fn call<T>(future: impl std::future::Future<Output = zbus::Result<T>>) -> anyhow::Result<T> {
+    match tokio::time::timeout(CALL_LIMIT, future).await {
+        Ok(result) => result.map_err(explain),
+        Err(_) => bail!(gettext("pacer-helper did not answer within two minutes")),
+    }
+}
+
+/// The policies a change is for.
+fn policies(snapshot: &Snapshot, target: &PolicyTarget) -> anyhow::Result<Vec<u32>> {
+    let active = snapshot.policies.iter().filter(|p| p.is_active());
+    let ids: Vec<u32> = if let Some(list) = &target.policies {
+        CpuSet::parse(list)
+            .map_err(|error| anyhow::anyhow!("--policies {list}: {error}"))?
+            .iter()
+            .collect()
+    } else if let Some(kind) = target.core_type {
+        let kind = match kind {
+            CoreTypeArg::Performance => CoreType::Performance,
+            CoreTypeArg::Efficiency => CoreType::Efficiency,
+            CoreTypeArg::LowPower => CoreType::LowPower,
+        };
+        let ids: Vec<u32> = active
+            .filter(|p| p.core_type == Some(kind))
+            .map(|p| p.id)
+            .collect();
+        if ids.is_empty() {
+            bail!(fill(
+                gettext("this machine has no {kind} cores"),
+                &[("kind", &kind.as_str())]
+            ));
+        }
+        ids
+    } else {
+        active.map(|p| p.id).collect()
+    };
+    Ok(ids)
+}
+
+/// "performance on policy 0-3" lines from what the kernel read back.
+fn print_values(what: &str, values: &[PolicyValue]) {
+    let mut groups: Vec<(String, CpuSet)> = Vec::new();
+    for (policy, value) in values {
+        match groups.iter_mut().find(|(v, _)| v == value) {
+            Some((_, set)) => set.insert(*policy),
+            None => groups.push((value.clone(), [*policy].into_iter().collect())),
+        }
+    }
+    for (value, set) in groups {
+        println!(
+            "{}",
+            fill(
+                gettext("{what} is now {value} on policy {policies}"),
+                &[("what", &what), ("value", &value), ("policies", &set)]
+            )
+        );
+    }
+}
+
+pub async fn set(
+    root: &SysRoot,
+    setting: &Setting,
+    target: &PolicyTarget,
+    session: bool,
+) -> anyhow::Result<()> {
+    let snapshot = Snapshot::read(root)?;
+    let helper = helper(session).await?;
+    match setting {
+        Setting::Governor { value } => {
+            let ids = policies(&snapshot, target)?;
+            print_values(
+                &gettext("the governor"),
+                &call(helper.set_governor(&ids, value)).await?,
+            );
+        }
+        Setting::Epp { value } => {
+            let ids = policies(&snapshot, target)?;
+            print_values(
+                &gettext("the EPP"),
+                &call(helper.set_epp(&ids, value)).await?,
+            );
+        }
+        Setting::Boost { value } => {
+            let on = call(helper.set_boost(*value == OnOff::On)).await?;
+            println!(
+                "{}",
+                if on {
+                    gettext("turbo is now allowed")
+                } else {
+                    gettext("turbo is now off")
+                }
+            );
+        }
+        Setting::Eas { value } => {
+            let now = call(helper.set_eas(*value == OnOff::On)).await?;
+            println!(
+                "{}",
+                fill(
+                    gettext("sched_energy_aware is now {value}"),
+                    &[("value", &now)]
+                )
+            );
+        }
+        Setting::Mode { value } => {
+            let now = call(helper.set_driver_mode(value)).await?;
+            println!(
+                "{}",
+                fill(
+                    gettext("the driver is now in {mode} mode"),
+                    &[("mode", &now)]
+                )
+            );
+        }
+    }
+    Ok(())
+}
+
+pub async fn fix(root: &SysRoot, dry_run: bool, session: bool) -> anyhow::Result<()> {
+    let status = Status::gather(root).await?;
+    if status.findings.is_empty() {
+        println!("{}", gettext("Nothing to fix: no findings."));
+        return Ok(());
+    }
+    for finding in &status.findings {
+        println!("{}", finding.summary);
+        println!(
+            "  {}",
+            fill(gettext("fix: {fix}"), &[("fix", &finding.fix.description)])
+        );
+    }
+    if dry_run {
+        return Ok(());
+    }
+    let mut connected: Option<Helper1Proxy<'static>> = None;
+    for finding in &status.findings {
+        match &finding.fix.action {
+            FixAction::CycleProfile { away, back } => {
+                let connection = client::connect()
+                    .await
+                    .map_err(|p| anyhow::anyhow!(p.to_string()))?;
+                let Some(profile) = &status.profile else {
+                    continue;
+                };
+                for step in [away, back] {
+                    client::set_active_profile(&connection, profile, step)
+                        .await
+                        .map_err(|p| anyhow::anyhow!(p.to_string()))?;
+                }
+                println!(
+                    "{}",
+                    fill(
+                        gettext("switched to {away} and back to {back}"),
+                        &[("away", away), ("back", back)]
+                    )
+                );
+            }
+            FixAction::SetGovernor { governor, policies } => {
+                let helper = connect(&mut connected, session).await?;
+                print_values(
+                    &gettext("the governor"),
+                    &call(helper.set_governor(policies, governor)).await?,
+                );
+            }
+            FixAction::SetEpp { epp, policies } => {
+                let helper = connect(&mut connected, session).await?;
+                print_values(
+                    &gettext("the EPP"),
+                    &call(helper.set_epp(policies, epp)).await?,
+                );
+            }
+            FixAction::EnableTurbo => {
+                call(connect(&mut connected, session).await?.set_boost(true)).await?;
+                println!("{}", gettext("turbo is now allowed"));
+            }
+            FixAction::UseSchedutil {
+                passive_mode,
+                policies,
+            } => {
+                let helper = connect(&mut connected, session).await?;
+                if *passive_mode {
+                    call(helper.set_driver_mode("passive")).await?;
+                }
+                print_values(
+                    &gettext("the governor"),
+                    &call(helper.set_governor(policies, "schedutil")).await?,
+                );
+            }
+            FixAction::EnableEas => {
+                call(connect(&mut connected, session).await?.set_eas(true)).await?;
+                println!("{}", gettext("energy-aware scheduling is allowed again"));
+            }
+            FixAction::StopManagers { .. } => {
+                println!(
+                    "{}",
+                    gettext("Pacer does not stop other services itself: run the command above")
+                );
+            }
+        }
+    }
+    Ok(())
+}
