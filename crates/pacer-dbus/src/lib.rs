@@ -65,9 +65,10 @@ pub trait Helper1 {
     /// returns each policy's EPP read back.
     fn set_epp(&self, policies: &[u32], epp: &str) -> zbus::Result<Vec<PolicyValue>>;
 
-    /// Allows or forbids turbo/boost (`intel_pstate/no_turbo` or `cpufreq/boost`); returns
-    /// whether it is allowed now.
-    fn set_boost(&self, enabled: bool) -> zbus::Result<bool>;
+    /// Allows or forbids turbo/boost on `policies`: the machine-wide switch when they are
+    /// all of them (`intel_pstate/no_turbo`, `cpufreq/boost`), else each policy's `boost`;
+    /// returns per policy `1` (allowed) or `0` as read back.
+    fn set_boost(&self, policies: &[u32], enabled: bool) -> zbus::Result<Vec<PolicyValue>>;
 
     /// Switches Energy Aware Scheduling on or off; returns the sysctl read back.
     fn set_eas(&self, enabled: bool) -> zbus::Result<String>;

@@ -19,6 +19,7 @@ pub enum Target {
     AmdStatus,
     NoTurbo,
     Boost,
+    PolicyBoost(u32),
     EasSysctl,
 }
 
@@ -35,6 +36,7 @@ impl Target {
             Target::AmdStatus => format!("{CPU}/amd_pstate/status"),
             Target::NoTurbo => format!("{CPU}/intel_pstate/no_turbo"),
             Target::Boost => format!("{CPU}/cpufreq/boost"),
+            Target::PolicyBoost(policy) => format!("{CPU}/cpufreq/policy{policy}/boost"),
             Target::EasSysctl => "proc/sys/kernel/sched_energy_aware".to_owned(),
         }
     }

@@ -265,26 +265,57 @@ impl Helper {
         &self,
         #[zbus(header)] header: Header<'_>,
         #[zbus(signal_emitter)] emitter: SignalEmitter<'_>,
+        policies: Vec<u32>,
         enabled: bool,
-    ) -> Result<bool, HelperError> {
+    ) -> Result<Vec<PolicyValue>, HelperError> {
         self.touch();
-        let (target, value) = if self.kernel.read(Target::NoTurbo).is_some() {
-            (Target::NoTurbo, if enabled { "0" } else { "1" })
+        let snapshot = self.read_machine()?;
+        let ids: Vec<u32> = validate_policies(&snapshot, &policies)?
+            .iter()
+            .map(|policy| policy.id)
+            .collect();
+        let every_policy = snapshot.policies.iter().filter(|p| p.is_active()).count() == ids.len();
+        let flag = if enabled { "1" } else { "0" };
+        // The machine-wide switch when every policy is meant (intel_pstate has only that),
+        // else the policies' own `boost` files (amd-pstate, cpufreq-dt).
+        let global = if !every_policy {
+            None
+        } else if self.kernel.read(Target::NoTurbo).is_some() {
+            Some((Target::NoTurbo, if enabled { "0" } else { "1" }))
         } else if self.kernel.read(Target::Boost).is_some() {
-            (Target::Boost, if enabled { "1" } else { "0" })
+            Some((Target::Boost, flag))
         } else {
-            return Err(HelperError::NotSupported(gettext(
-                "this machine has no turbo or boost switch",
-            )));
+            None
         };
+        let per_policy = ids
+            .iter()
+            .all(|&id| self.kernel.read(Target::PolicyBoost(id)).is_some());
+        if global.is_none() && !per_policy {
+            return Err(HelperError::NotSupported(if every_policy {
+                gettext("this machine has no turbo or boost switch")
+            } else {
+                gettext("turbo can only be switched for all policies at once on this machine")
+            }));
+        }
         self.authorize(&header, actions::SET_CPU_POWER).await?;
-        let now = self.write_one(target, value).await?;
-        let _ = Self::changed(&emitter, "boost", Vec::new()).await;
-        Ok(if target == Target::NoTurbo {
-            now == "0"
-        } else {
-            now == "1"
-        })
+        let read_back = match global {
+            Some((target, value)) => {
+                let now = self.write_one(target, value).await?;
+                let allowed = if target == Target::NoTurbo {
+                    now == "0"
+                } else {
+                    now == "1"
+                };
+                let value = if allowed { "1" } else { "0" };
+                ids.iter().map(|&id| (id, value.to_owned())).collect()
+            }
+            None => {
+                self.write_each(&ids, Target::PolicyBoost, flag, None)
+                    .await?
+            }
+        };
+        let _ = Self::changed(&emitter, "boost", ids).await;
+        Ok(read_back)
     }
 
     async fn set_eas(

@@ -120,7 +120,12 @@ async fn an_allowed_call_writes_reads_back_and_signals() {
     let back = helper.set_epp(&[5], "power").await.unwrap();
     assert_eq!(back, [(5, "power".to_owned())]);
     assert!(
-        !helper.set_boost(false).await.unwrap(),
+        helper
+            .set_boost(&(0..16).collect::<Vec<u32>>(), false)
+            .await
+            .unwrap()[0]
+            .1
+            == "0",
         "turbo reads back off"
     );
     assert_eq!(rig.read(5, "energy_performance_preference"), "power");
@@ -139,7 +144,11 @@ async fn a_denied_call_changes_nothing() {
     for failure in [
         error(helper.set_governor(&[0], "performance").await),
         error(helper.set_epp(&[0], "power").await),
-        error(helper.set_boost(false).await),
+        error(
+            helper
+                .set_boost(&(0..12).collect::<Vec<u32>>(), false)
+                .await,
+        ),
         error(helper.set_driver_mode("passive").await),
         error(helper.save_settings().await),
     ] {
@@ -279,6 +288,35 @@ async fn driver_mode_and_eas_through_the_helper() {
     assert_eq!(rig.read(0, "scaling_driver"), "intel_cpufreq");
     assert_eq!(helper.set_eas(false).await.unwrap(), "0");
     assert_eq!(helper.set_eas(true).await.unwrap(), "1");
+}
+
+#[tokio::test]
+async fn boost_for_some_policies_or_all() {
+    let rig = Rig::start("amd-zen4");
+    let helper = rig.proxy().await;
+    // Some policies: their own switches.
+    let back = helper.set_boost(&[2, 3], false).await.unwrap();
+    assert_eq!(back, [(2, "0".to_owned()), (3, "0".to_owned())]);
+    assert_eq!(rig.read(2, "boost"), "0");
+    assert_eq!(rig.read(4, "boost"), "1");
+    // All of them: the machine-wide switch.
+    helper
+        .set_boost(&(0..16).collect::<Vec<u32>>(), false)
+        .await
+        .unwrap();
+    let global =
+        fs::read_to_string(rig.root().join("sys/devices/system/cpu/cpufreq/boost")).unwrap();
+    assert_eq!(global, "0\n");
+
+    // intel_pstate has only no_turbo: one policy alone cannot be switched.
+    let intel = Rig::start("intel-hybrid");
+    let helper = intel.proxy().await;
+    match error(helper.set_boost(&[1], false).await) {
+        HelperError::NotSupported(message) => {
+            assert!(message.contains("all policies at once"), "{message}")
+        }
+        other => panic!("{other:?}"),
+    }
 }
 
 /// A machine with `count` per-CPU policies, so each client can own one.

@@ -144,15 +144,22 @@ pub async fn set(
             );
         }
         Setting::Boost { value } => {
-            let on = call(helper.set_boost(*value == OnOff::On)).await?;
-            println!(
-                "{}",
-                if on {
-                    gettext("turbo is now allowed")
-                } else {
-                    gettext("turbo is now off")
-                }
-            );
+            let ids = policies(&snapshot, target)?;
+            let values = call(helper.set_boost(&ids, *value == OnOff::On)).await?;
+            let words: Vec<PolicyValue> = values
+                .into_iter()
+                .map(|(id, flag)| {
+                    (
+                        id,
+                        if flag == "1" {
+                            gettext("allowed")
+                        } else {
+                            gettext("off")
+                        },
+                    )
+                })
+                .collect();
+            print_values(&gettext("turbo"), &words);
         }
         Setting::Eas { value } => {
             let now = call(helper.set_eas(*value == OnOff::On)).await?;
@@ -232,7 +239,15 @@ pub async fn fix(root: &SysRoot, dry_run: bool, session: bool) -> anyhow::Result
                 );
             }
             FixAction::EnableTurbo => {
-                call(connect(&mut connected, session).await?.set_boost(true)).await?;
+                let helper = connect(&mut connected, session).await?;
+                let every: Vec<u32> = status
+                    .snapshot
+                    .policies
+                    .iter()
+                    .filter(|p| p.is_active())
+                    .map(|p| p.id)
+                    .collect();
+                call(helper.set_boost(&every, true)).await?;
                 println!("{}", gettext("turbo is now allowed"));
             }
             FixAction::UseSchedutil {

@@ -109,7 +109,7 @@ fn set_a_core_type_in_one_command() {
     assert!(output.status.success(), "{}", err(&output));
     assert_eq!(out(&output), "the EPP is now power on policy 8-15\n");
     let output = rig.pacerctl(&["set", "boost", "off"]);
-    assert_eq!(out(&output), "turbo is now off\n");
+    assert_eq!(out(&output), "turbo is now off on policy 0-15\n");
 }
 
 #[test]
