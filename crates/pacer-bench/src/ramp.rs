@@ -1,0 +1,202 @@
+//! The ramp-up measurement: on one CPU, let it go idle, then run a serial floating-point
+//! recurrence and record (time, operations) every few microseconds into a buffer allocated
+//! beforehand. In the loop there is no allocation and no system call but the clock (vDSO).
+
+use std::hint::black_box;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use pacer_core::SysRoot;
+
+use crate::trace::{analyse, Analysis, Sample};
+
+/// The recurrence: `x ← x·A + B`. Each step needs the previous one, so it runs at one step
+/// per multiply-add latency and cannot be vectorised: throughput follows the clock.
+const A: f64 = 0.999_999_9;
+const B: f64 = 1e-7;
+
+#[inline(never)]
+fn spin(mut x: f64, steps: u64) -> f64 {
+    for _ in 0..steps {
+        x = x * A + B;
+    }
+    x
+}
+
+/// The time between samples the loop aims at.
+const TARGET_PERIOD_NS: u64 = 15_000;
+
+/// Pins the calling thread to `cpu`.
+pub fn pin_to(cpu: u32) -> std::io::Result<()> {
+    let mut set = rustix::thread::CpuSet::new();
+    set.set(cpu as usize);
+    rustix::thread::sched_setaffinity(None, &set).map_err(std::io::Error::from)
+}
+
+/// Runs the recurrence for `duration`, sampling into `buffer` (cleared; never grown: the run
+/// stops when it is full). Stops early when `cancel` is set.
+pub fn sampled_run(duration: Duration, buffer: &mut Vec<Sample>, cancel: &AtomicBool) {
+    buffer.clear();
+    let limit = duration.as_nanos() as u64;
+    let mut x = 0.5;
+    let mut steps: u64 = 256;
+    let mut ops = 0;
+    let mut last_ns = 0;
+    let start = Instant::now();
+    while buffer.len() < buffer.capacity() {
+        x = spin(x, steps);
+        ops += steps;
+        let ns = start.elapsed().as_nanos() as u64;
+        buffer.push(Sample { ns, ops });
+        // Steer the chunk toward the target period as the frequency changes.
+        let period = (ns - last_ns).max(1);
+        last_ns = ns;
+        steps = ((steps + steps * TARGET_PERIOD_NS / period) / 2).clamp(64, 1 << 22);
+        if ns >= limit || cancel.load(Ordering::Relaxed) {
+            break;
+        }
+    }
+    black_box(x);
+}
+
+/// The recurrence without sampling: `rounds` timed chunks of `steps` each; the median rate
+/// (operations per ns), so that a preempted chunk does not count.
+pub fn plain_rate(steps: u64, rounds: usize) -> f64 {
+    let mut rates: Vec<f64> = (0..rounds)
+        .map(|_| {
+            let start = Instant::now();
+            black_box(spin(black_box(0.5), steps));
+            steps as f64 / start.elapsed().as_nanos().max(1) as f64
+        })
+        .collect();
+    crate::stats::median(&mut rates).unwrap_or(0.0)
+}
+
+/// One trial's result.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Trial {
+    pub analysis: Analysis,
+    /// How long the CPU was left idle first (ms).
+    pub idle_wait_ms: f64,
+    /// Steady throughput's shortfall against the plain loop, in % (the sampling's cost).
+    pub sampling_overhead_pct: f64,
+    /// Energy used during the run (µJ) and its duration (ns), when RAPL can be read.
+    pub energy: Option<(u64, u64)>,
+    pub operations: u64,
+}
+
+/// Where to read the package's energy: `energy_uj` and its wrap-around range.
+#[derive(Debug, Clone)]
+pub struct EnergyCounter {
+    pub file: String,
+    pub range_uj: u64,
+}
+
+impl EnergyCounter {
+    /// The first package zone whose counter this process can read.
+    pub fn find(root: &SysRoot, zones: &[pacer_core::machine::RaplZone]) -> Option<EnergyCounter> {
+        zones
+            .iter()
+            .filter(|zone| {
+                zone.name
+                    .as_deref()
+                    .is_some_and(|n| n.starts_with("package"))
+            })
+            .find(|zone| zone.energy_readable)
+            .map(|zone| EnergyCounter {
+                file: format!("sys/class/powercap/{}/energy_uj", zone.zone),
+                range_uj: zone.max_energy_range_uj.unwrap_or(u64::MAX),
+            })
+            .filter(|counter| read_energy(root, counter).is_some())
+    }
+}
+
+fn read_energy(root: &SysRoot, counter: &EnergyCounter) -> Option<u64> {
+    root.read_text(&counter.file).ok()?.trim().parse().ok()
+}
+
+/// Waits until `cpu` is idle and its frequency has settled: at least `minimum`, then until
+/// two readings 20 ms apart agree within 1 % (at most two seconds). Returns the wait (ms).
+fn settle(root: &SysRoot, policy: Option<u32>, minimum: Duration) -> f64 {
+    let start = Instant::now();
+    std::thread::sleep(minimum);
+    let Some(policy) = policy else {
+        return start.elapsed().as_secs_f64() * 1e3;
+    };
+    let file = format!("sys/devices/system/cpu/cpufreq/policy{policy}/scaling_cur_freq");
+    let read = || -> Option<f64> { root.read_text(&file).ok()?.trim().parse().ok() };
+    let mut previous = read();
+    while start.elapsed() < minimum + Duration::from_secs(2) {
+        std::thread::sleep(Duration::from_millis(20));
+        let now = read();
+        match (previous, now) {
+            (Some(a), Some(b)) if (a - b).abs() <= 0.01 * a.max(1.0) => break,
+            (None, None) => break,
+            _ => previous = now,
+        }
+    }
+    start.elapsed().as_secs_f64() * 1e3
+}
+
+/// What one ramp measurement needs.
+#[derive(Debug, Clone)]
+pub struct RampSetup {
+    pub cpu: u32,
+    /// The CPU's cpufreq policy, to see its frequency settle.
+    pub policy: Option<u32>,
+    pub duration: Duration,
+    pub idle_wait: Duration,
+    pub energy: Option<EnergyCounter>,
+}
+
+/// Runs one trial on the calling thread, which it pins to the CPU.
+pub fn trial(
+    root: &SysRoot,
+    setup: &RampSetup,
+    buffer: &mut Vec<Sample>,
+    cancel: &AtomicBool,
+) -> std::io::Result<Option<Trial>> {
+    pin_to(setup.cpu)?;
+    let idle_wait_ms = settle(root, setup.policy, setup.idle_wait);
+    let energy_before = setup.energy.as_ref().and_then(|c| read_energy(root, c));
+    sampled_run(setup.duration, buffer, cancel);
+    let energy_after = setup.energy.as_ref().and_then(|c| read_energy(root, c));
+    if cancel.load(Ordering::Relaxed) {
+        return Ok(None);
+    }
+    let Some(analysis) = analyse(buffer) else {
+        return Ok(None);
+    };
+    // The same loop without the clock, right after, at the same (steady) speed.
+    let per_ns = analysis.steady_ops_per_s / 1e9;
+    let plain = plain_rate(((per_ns * 10e6) as u64).max(1000), 20);
+    let sampling_overhead_pct = if plain > 0.0 {
+        100.0 * (plain - per_ns) / plain
+    } else {
+        0.0
+    };
+    let last = buffer.last().copied().unwrap_or(Sample { ns: 0, ops: 0 });
+    let energy = match (energy_before, energy_after, &setup.energy) {
+        (Some(before), Some(after), Some(counter)) => Some((
+            crate::stats::energy_delta_uj(before, after, counter.range_uj),
+            last.ns,
+        )),
+        _ => None,
+    };
+    Ok(Some(Trial {
+        analysis,
+        idle_wait_ms,
+        sampling_overhead_pct,
+        energy,
+        operations: last.ops,
+    }))
+}
+
+/// A buffer for a run of `duration`: the target period, with room for shorter periods. Its
+/// memory is touched here, so the run does not take page faults.
+pub fn buffer_for(duration: Duration) -> Vec<Sample> {
+    let capacity = (duration.as_nanos() as u64 / TARGET_PERIOD_NS * 4 + 1024) as usize;
+    let mut buffer = vec![Sample { ns: 0, ops: 0 }; capacity];
+    buffer.clear();
+    buffer
+}

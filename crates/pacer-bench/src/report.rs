@@ -1,0 +1,325 @@
+//! Measurements over trials, in the schema-1 JSON contract of DESIGN.md, on real CPUs or
+//! from a simulated machine's model.
+
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+use pacer_core::machine::Snapshot;
+use pacer_core::sim::SimMachine;
+use pacer_core::values::CoreType;
+use pacer_core::SysRoot;
+use serde::Serialize;
+
+use crate::ramp::{self, EnergyCounter, RampSetup};
+use crate::stats::Statistic;
+use crate::trace::WINDOWS_MS;
+use crate::wakeup;
+
+pub const SCHEMA: u32 = 1;
+
+/// The settings a measurement ran under.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Settings {
+    pub driver: Option<String>,
+    pub mode: Option<String>,
+    pub governor: Option<String>,
+    pub epp: Option<String>,
+    pub eas: Option<bool>,
+    pub boost: Option<bool>,
+    pub profile: Option<String>,
+}
+
+impl Settings {
+    /// The settings of `cpu`'s policy (and of the machine) in `snapshot`.
+    pub fn of(snapshot: &Snapshot, cpu: u32, profile: Option<String>) -> Settings {
+        let policy = snapshot
+            .cpus
+            .iter()
+            .find(|c| c.id == cpu)
+            .and_then(|c| c.policy)
+            .and_then(|id| snapshot.policy(id));
+        Settings {
+            driver: snapshot.driver.name.clone(),
+            mode: snapshot.driver.mode.map(|m| m.to_string()),
+            governor: policy
+                .and_then(|p| p.governor.as_ref())
+                .map(ToString::to_string),
+            epp: policy.and_then(|p| p.epp).map(|e| e.to_string()),
+            eas: snapshot.eas.active,
+            boost: snapshot.driver.boost,
+            profile,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Window {
+    pub end_ms: u64,
+    pub pct: Option<Statistic>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RampRun {
+    pub cpu: u32,
+    pub core_type: Option<CoreType>,
+    pub trials: usize,
+    pub idle_wait_ms: f64,
+    /// `None` on a simulated machine: nothing was sampled.
+    pub sample_period_us: Option<f64>,
+    pub sampling_overhead_pct: Option<f64>,
+    pub windows: Vec<Window>,
+    pub t95_ms: Option<Statistic>,
+    pub steady_mops: Option<Statistic>,
+    pub power_w: Option<Statistic>,
+    pub j_per_gop: Option<Statistic>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RampReport {
+    pub schema: u32,
+    pub kind: &'static str,
+    pub simulated: bool,
+    pub settings: Settings,
+    pub runs: Vec<RampRun>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RoundTrip {
+    pub cold: Option<Statistic>,
+    pub steady: Option<Statistic>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct WakeupReport {
+    pub schema: u32,
+    pub kind: &'static str,
+    pub simulated: bool,
+    pub settings: Settings,
+    pub cpus: [u32; 2],
+    pub round_trip_us: RoundTrip,
+    pub round_trips_per_s: Option<Statistic>,
+}
+
+/// How a ramp measurement runs.
+#[derive(Debug, Clone, Copy)]
+pub struct RampOptions {
+    pub trials: usize,
+    /// Long enough for the 0–1000 ms window and a steady part after it.
+    pub duration: Duration,
+    pub idle_wait: Duration,
+}
+
+impl Default for RampOptions {
+    fn default() -> Self {
+        RampOptions {
+            trials: 5,
+            duration: Duration::from_millis(1300),
+            idle_wait: Duration::from_millis(300),
+        }
+    }
+}
+
+/// What a long measurement reports as it goes.
+#[derive(Debug, Clone, Copy)]
+pub struct Progress {
+    pub cpu: u32,
+    pub trial: usize,
+    pub trials: usize,
+}
+
+fn statistic(values: impl Iterator<Item = f64>) -> Option<Statistic> {
+    Statistic::of(&values.collect::<Vec<_>>())
+}
+
+/// Measures the ramp on each of `cpus`, one after the other.
+pub fn measure_ramp(
+    root: &SysRoot,
+    snapshot: &Snapshot,
+    cpus: &[u32],
+    options: RampOptions,
+    profile: Option<String>,
+    progress: &mut dyn FnMut(Progress),
+    cancel: &AtomicBool,
+) -> std::io::Result<RampReport> {
+    let energy = EnergyCounter::find(root, &snapshot.rapl);
+    let mut runs = Vec::new();
+    for &cpu in cpus {
+        let setup = RampSetup {
+            cpu,
+            policy: snapshot
+                .cpus
+                .iter()
+                .find(|c| c.id == cpu)
+                .and_then(|c| c.policy),
+            duration: options.duration,
+            idle_wait: options.idle_wait,
+            energy: energy.clone(),
+        };
+        let mut trials = Vec::new();
+        for trial in 0..options.trials {
+            progress(Progress {
+                cpu,
+                trial: trial + 1,
+                trials: options.trials,
+            });
+            // A thread of its own, pinned to the CPU, so the caller stays where it was.
+            let result = std::thread::scope(|scope| {
+                scope
+                    .spawn(|| {
+                        let mut buffer = ramp::buffer_for(options.duration);
+                        ramp::trial(root, &setup, &mut buffer, cancel)
+                    })
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })?;
+            match result {
+                Some(trial) => trials.push(trial),
+                None if cancel.load(std::sync::atomic::Ordering::Relaxed) => break,
+                None => {}
+            }
+        }
+        if trials.is_empty() {
+            continue;
+        }
+        let windows = WINDOWS_MS
+            .iter()
+            .enumerate()
+            .map(|(index, &end_ms)| Window {
+                end_ms,
+                pct: statistic(trials.iter().filter_map(|t| t.analysis.windows_pct[index])),
+            })
+            .collect();
+        let energy_trials: Vec<(f64, f64)> = trials
+            .iter()
+            .filter_map(|t| {
+                let (uj, ns) = t.energy?;
+                let joules = uj as f64 / 1e6;
+                Some((
+                    joules / (ns as f64 / 1e9),
+                    joules / (t.operations as f64 / 1e9),
+                ))
+            })
+            .collect();
+        let mean = |values: Vec<f64>| crate::stats::median(&mut values.clone()).unwrap_or(0.0);
+        runs.push(RampRun {
+            cpu,
+            core_type: snapshot
+                .cpus
+                .iter()
+                .find(|c| c.id == cpu)
+                .and_then(|c| c.core_type),
+            trials: trials.len(),
+            idle_wait_ms: mean(trials.iter().map(|t| t.idle_wait_ms).collect()),
+            sample_period_us: Some(mean(
+                trials.iter().map(|t| t.analysis.sample_period_us).collect(),
+            )),
+            sampling_overhead_pct: Some(mean(
+                trials.iter().map(|t| t.sampling_overhead_pct).collect(),
+            )),
+            windows,
+            t95_ms: statistic(trials.iter().filter_map(|t| t.analysis.t95_ms)),
+            steady_mops: statistic(trials.iter().map(|t| t.analysis.steady_ops_per_s / 1e6)),
+            power_w: statistic(energy_trials.iter().map(|e| e.0)),
+            j_per_gop: statistic(energy_trials.iter().map(|e| e.1)),
+        });
+    }
+    let first = cpus.first().copied().unwrap_or(0);
+    Ok(RampReport {
+        schema: SCHEMA,
+        kind: "ramp",
+        simulated: false,
+        settings: Settings::of(snapshot, first, profile),
+        runs,
+    })
+}
+
+/// The recurrence's operations per clock cycle on the simulated cores: one dependent
+/// multiply and add, about eight cycles.
+const MODEL_OPS_PER_CYCLE: f64 = 0.125;
+
+fn exact(value: f64) -> Statistic {
+    Statistic {
+        mean: value,
+        sd: 0.0,
+        min: value,
+        max: value,
+    }
+}
+
+/// The ramp of each of `cpus` on a simulated machine, from its model.
+pub fn simulated_ramp(
+    machine: &SimMachine,
+    snapshot: &Snapshot,
+    cpus: &[u32],
+    profile: Option<String>,
+) -> RampReport {
+    let runs = cpus
+        .iter()
+        .filter_map(|&cpu| {
+            let sim_cpu = machine.cpu(cpu)?;
+            let policy = machine.policies.iter().find(|p| p.cpus.contains(&cpu))?;
+            let ramp = machine.ramp(policy, sim_cpu.kind);
+            let steady_mhz = f64::from(machine.steady_khz(policy)) / 1000.0;
+            Some(RampRun {
+                cpu,
+                core_type: snapshot
+                    .cpus
+                    .iter()
+                    .find(|c| c.id == cpu)
+                    .and_then(|c| c.core_type),
+                trials: 1,
+                idle_wait_ms: 0.0,
+                sample_period_us: None,
+                sampling_overhead_pct: None,
+                windows: WINDOWS_MS
+                    .iter()
+                    .map(|&end_ms| Window {
+                        end_ms,
+                        pct: Some(exact(100.0 * ramp.average_until(end_ms as f64))),
+                    })
+                    .collect(),
+                t95_ms: Some(exact(ramp.time_to(0.95))),
+                steady_mops: Some(exact(steady_mhz * MODEL_OPS_PER_CYCLE)),
+                power_w: None,
+                j_per_gop: None,
+            })
+        })
+        .collect();
+    RampReport {
+        schema: SCHEMA,
+        kind: "ramp",
+        simulated: true,
+        settings: Settings::of(snapshot, cpus.first().copied().unwrap_or(0), profile),
+        runs,
+    }
+}
+
+/// Wake-up ping-pong between `cpus` over `trials` runs of `duration`.
+pub fn measure_wakeup(
+    snapshot: &Snapshot,
+    cpus: [u32; 2],
+    trials: usize,
+    duration: Duration,
+    profile: Option<String>,
+    cancel: &AtomicBool,
+) -> std::io::Result<WakeupReport> {
+    let mut runs = Vec::new();
+    for _ in 0..trials {
+        runs.push(wakeup::ping_pong(cpus[0], cpus[1], duration, cancel)?);
+        if cancel.load(std::sync::atomic::Ordering::Relaxed) {
+            break;
+        }
+    }
+    Ok(WakeupReport {
+        schema: SCHEMA,
+        kind: "wakeup",
+        simulated: false,
+        settings: Settings::of(snapshot, cpus[0], profile),
+        cpus,
+        round_trip_us: RoundTrip {
+            cold: statistic(runs.iter().map(|r| r.cold_us)),
+            steady: statistic(runs.iter().map(|r| r.steady_us)),
+        },
+        round_trips_per_s: statistic(runs.iter().map(|r| r.round_trips_per_s)),
+    })
+}

@@ -1,0 +1,89 @@
+//! Statistics over trials and over a sampled run.
+
+use serde::Serialize;
+
+/// Mean, spread and range of one quantity over trials.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Statistic {
+    pub mean: f64,
+    /// Sample standard deviation (0 for a single trial).
+    pub sd: f64,
+    pub min: f64,
+    pub max: f64,
+}
+
+impl Statistic {
+    /// `None` for no values.
+    pub fn of(values: &[f64]) -> Option<Statistic> {
+        if values.is_empty() {
+            return None;
+        }
+        let n = values.len() as f64;
+        let mean = values.iter().sum::<f64>() / n;
+        let variance = if values.len() > 1 {
+            values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0)
+        } else {
+            0.0
+        };
+        Some(Statistic {
+            mean,
+            sd: variance.sqrt(),
+            min: values.iter().copied().fold(f64::INFINITY, f64::min),
+            max: values.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        })
+    }
+}
+
+/// The median of `values` (which it sorts); `None` when empty.
+pub fn median(values: &mut [f64]) -> Option<f64> {
+    if values.is_empty() {
+        return None;
+    }
+    values.sort_by(f64::total_cmp);
+    let middle = values.len() / 2;
+    Some(if values.len() % 2 == 1 {
+        values[middle]
+    } else {
+        (values[middle - 1] + values[middle]) / 2.0
+    })
+}
+
+/// The energy used between two readings of a RAPL counter that wraps at `range` µJ
+/// (`kernel.md` §5): one wrap at most, so sample more often than a wrap takes.
+pub fn energy_delta_uj(before: u64, after: u64, range: u64) -> u64 {
+    if after >= before {
+        after - before
+    } else {
+        after + range.saturating_sub(before)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn statistics_of_known_values() {
+        let s = Statistic::of(&[2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0]).unwrap();
+        assert_eq!(s.mean, 5.0);
+        assert!((s.sd - 2.138).abs() < 1e-3);
+        assert_eq!((s.min, s.max), (2.0, 9.0));
+        assert_eq!(Statistic::of(&[3.0]).unwrap().sd, 0.0);
+        assert!(Statistic::of(&[]).is_none());
+    }
+
+    #[test]
+    fn medians() {
+        assert_eq!(median(&mut [3.0, 1.0, 2.0]), Some(2.0));
+        assert_eq!(median(&mut [4.0, 1.0, 3.0, 2.0]), Some(2.5));
+        assert_eq!(median(&mut []), None);
+    }
+
+    #[test]
+    fn energy_wraps_once() {
+        assert_eq!(energy_delta_uj(100, 250, 1000), 150);
+        // Intel's range (2^-14 J units): 262143328850 µJ.
+        assert_eq!(energy_delta_uj(262_143_328_000, 150, 262_143_328_850), 1000);
+        assert_eq!(energy_delta_uj(5, 5, 10), 0);
+    }
+}

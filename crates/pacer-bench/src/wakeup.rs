@@ -1,0 +1,96 @@
+//! Wake-up ping-pong (seeds 001 and 003, like `perf bench sched pipe`): two threads pinned
+//! on two CPUs bounce a byte through two pipes; each round trip wakes each side once.
+
+use std::os::fd::OwnedFd;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use crate::ramp::pin_to;
+
+/// The first stretch of a run, whose round trips count as "cold".
+pub const COLD: Duration = Duration::from_millis(10);
+
+/// One run's round trips.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PingPong {
+    /// Mean µs per round trip in the first 10 ms, and after.
+    pub cold_us: f64,
+    pub steady_us: f64,
+    pub round_trips_per_s: f64,
+    pub round_trips: usize,
+}
+
+fn one_byte(fd: &OwnedFd, byte: u8) -> std::io::Result<()> {
+    rustix::io::write(fd, &[byte])?;
+    Ok(())
+}
+
+fn read_byte(fd: &OwnedFd) -> std::io::Result<Option<u8>> {
+    let mut buf = [0u8; 1];
+    match rustix::io::read(fd, &mut buf)? {
+        0 => Ok(None),
+        _ => Ok(Some(buf[0])),
+    }
+}
+
+/// Bounces a byte between CPU `a` (the measuring side) and CPU `b` for `duration`.
+pub fn ping_pong(
+    a: u32,
+    b: u32,
+    duration: Duration,
+    cancel: &AtomicBool,
+) -> std::io::Result<PingPong> {
+    let (to_b_read, to_b_write) = rustix::pipe::pipe()?;
+    let (to_a_read, to_a_write) = rustix::pipe::pipe()?;
+    std::thread::scope(|scope| {
+        let echo = scope.spawn(move || -> std::io::Result<()> {
+            pin_to(b)?;
+            // A 0 byte, or the other end closing, ends the game.
+            while let Some(1) = read_byte(&to_b_read)? {
+                one_byte(&to_a_write, 1)?;
+            }
+            Ok(())
+        });
+        let measured = (|| -> std::io::Result<PingPong> {
+            pin_to(a)?;
+            let mut trips: Vec<u64> = Vec::with_capacity(4_000_000);
+            let mut cold_count = 0;
+            let start = Instant::now();
+            while trips.len() < trips.capacity() {
+                let sent = Instant::now();
+                one_byte(&to_b_write, 1)?;
+                read_byte(&to_a_read)?;
+                let done = sent.elapsed();
+                trips.push(done.as_nanos() as u64);
+                let elapsed = start.elapsed();
+                if elapsed < COLD {
+                    cold_count = trips.len();
+                }
+                if elapsed >= duration || cancel.load(Ordering::Relaxed) {
+                    break;
+                }
+            }
+            let total = start.elapsed();
+            let mean_us = |part: &[u64]| {
+                if part.is_empty() {
+                    0.0
+                } else {
+                    part.iter().sum::<u64>() as f64 / part.len() as f64 / 1000.0
+                }
+            };
+            Ok(PingPong {
+                cold_us: mean_us(&trips[..cold_count]),
+                steady_us: mean_us(&trips[cold_count..]),
+                round_trips_per_s: trips.len() as f64 / total.as_secs_f64(),
+                round_trips: trips.len(),
+            })
+        })();
+        let _ = one_byte(&to_b_write, 0);
+        let echoed = echo
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        let result = measured?;
+        echoed?;
+        Ok(result)
+    })
+}
