@@ -26,6 +26,10 @@ pub struct Settings {
     pub no_turbo: Option<String>,
     pub boost: Option<String>,
     pub eas: Option<String>,
+    /// The EAS switch as it was before a temporary change wrote it, when it could not be
+    /// read at the start (the kernel hides it while EAS is impossible, yet keeps it).
+    #[serde(default)]
+    pub eas_hidden: Option<String>,
 }
 
 /// A journal entry: the settings and who asked for them to be kept.
@@ -64,6 +68,7 @@ impl Settings {
             eas: kernel
                 .read(Target::EasSysctl)
                 .filter(|value| !value.is_empty()),
+            eas_hidden: None,
         }
     }
 
@@ -82,6 +87,8 @@ impl Settings {
                 }
             }
         };
+        // The hidden EAS switch goes back while it is writable, before the mode changes.
+        put(Target::EasSysctl, &self.eas_hidden);
         put(Target::IntelStatus, &self.intel_status);
         put(Target::AmdStatus, &self.amd_status);
         for policy in &self.policies {
@@ -115,27 +122,30 @@ impl Journal {
         self.dir.join(format!("settings-{id}.json"))
     }
 
-    /// Records `settings` for `owner` durably (written, synced, renamed into place) and
-    /// returns the entry's id.
+    /// Records `settings` for `owner` durably and returns the entry's id.
     pub fn save(&self, owner: &str, settings: Settings) -> std::io::Result<u32> {
         let id = (1..u32::MAX)
             .find(|id| !self.file(*id).exists())
             .unwrap_or(u32::MAX);
-        let entry = Entry {
+        self.write(&Entry {
             id,
             owner: owner.to_owned(),
             settings,
-        };
-        let text = serde_json::to_vec_pretty(&entry).map_err(std::io::Error::other)?;
-        let temporary = self.dir.join(format!(".settings-{id}.json.tmp"));
+        })?;
+        Ok(id)
+    }
+
+    /// Writes an entry durably: written, synced, renamed into place.
+    fn write(&self, entry: &Entry) -> std::io::Result<()> {
+        let text = serde_json::to_vec_pretty(entry).map_err(std::io::Error::other)?;
+        let temporary = self.dir.join(format!(".settings-{}.json.tmp", entry.id));
         {
             use std::io::Write;
             let mut handle = fs::File::create(&temporary)?;
             handle.write_all(&text)?;
             handle.sync_all()?;
         }
-        fs::rename(&temporary, self.file(id))?;
-        Ok(id)
+        fs::rename(&temporary, self.file(entry.id))
     }
 
     pub fn entries(&self) -> Vec<Entry> {
@@ -168,6 +178,18 @@ impl Journal {
         let result = entry.settings.restore(kernel);
         self.remove(entry.id);
         result
+    }
+
+    /// Before EAS is switched: entries that could not read the switch when they were saved
+    /// keep its value from now, so that restoring puts it back.
+    pub fn note_eas_before_change(&self, current: &str) -> std::io::Result<()> {
+        for mut entry in self.entries() {
+            if entry.settings.eas.is_none() && entry.settings.eas_hidden.is_none() {
+                entry.settings.eas_hidden = Some(current.to_owned());
+                self.write(&entry)?;
+            }
+        }
+        Ok(())
     }
 
     pub fn is_empty(&self) -> bool {

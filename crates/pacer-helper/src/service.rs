@@ -341,6 +341,16 @@ impl Helper {
             Some(_) => {}
         }
         self.authorize(&header, actions::SET_SCHEDULER).await?;
+        if let Some(current) = self.kernel.read(Target::EasSysctl) {
+            self.journal
+                .note_eas_before_change(&current)
+                .map_err(|error| {
+                    HelperError::Failed(fill(
+                        gettext("cannot record the settings in the journal: {error}"),
+                        &[("error", &error)],
+                    ))
+                })?;
+        }
         let now = self
             .write_one(Target::EasSysctl, if enabled { "1" } else { "0" })
             .await?;

@@ -57,6 +57,11 @@ pub enum Command {
         #[arg(long)]
         session: bool,
     },
+    /// Measure frequency ramp-up or wake-up latency, or compare settings
+    Measure {
+        #[command(subcommand)]
+        kind: MeasureKind,
+    },
     /// Simulated machines: list them, write to one through the kernel's rules, run one
     Simulate {
         #[command(subcommand)]
@@ -121,4 +126,71 @@ pub enum CoreTypeArg {
     Performance,
     Efficiency,
     LowPower,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum MeasureKind {
+    /// How fast a core reaches full speed when work arrives (one CPU per core type by default)
+    Ramp {
+        #[command(flatten)]
+        cpus: MeasuredCpus,
+        /// Trials per CPU
+        #[arg(long, default_value_t = 5)]
+        trials: usize,
+        /// Print the schema-1 JSON document
+        #[arg(long)]
+        json: bool,
+    },
+    /// What waking a task on another CPU costs: a byte bounced between two pinned threads
+    Wakeup {
+        /// The two CPUs (`A,B`; the same twice for the same-CPU control)
+        #[arg(long, value_name = "A,B")]
+        cpus: String,
+        /// Trials (one second each)
+        #[arg(long, default_value_t = 3)]
+        trials: usize,
+        /// Print the schema-1 JSON document
+        #[arg(long)]
+        json: bool,
+    },
+    /// The ramp measurement under several settings, through pacer-helper, which restores
+    /// the settings afterwards
+    Compare {
+        /// One column: `governor=…,epp=…,mode=…,eas=on|off,boost=on|off` (repeat for more)
+        #[arg(long = "setting", value_name = "SETTINGS", required = true)]
+        settings: Vec<String>,
+        #[command(flatten)]
+        cpus: MeasuredCpus,
+        /// Trials per CPU and setting
+        #[arg(long, default_value_t = 3)]
+        trials: usize,
+        /// Print the schema-1 JSON document
+        #[arg(long)]
+        json: bool,
+        /// Talk to a helper on the session bus (development, the simulated demo)
+        #[arg(long)]
+        session: bool,
+    },
+}
+
+/// Which CPUs to measure: one per core type unless said.
+#[derive(Debug, Clone, clap::Args)]
+#[group(multiple = false)]
+pub struct MeasuredCpus {
+    /// This CPU
+    #[arg(long, value_name = "N")]
+    pub cpu: Option<u32>,
+    /// One CPU of this core type
+    #[arg(long, value_name = "TYPE")]
+    pub core_type: Option<CoreTypeArg>,
+}
+
+impl From<CoreTypeArg> for pacer_core::values::CoreType {
+    fn from(kind: CoreTypeArg) -> Self {
+        match kind {
+            CoreTypeArg::Performance => pacer_core::values::CoreType::Performance,
+            CoreTypeArg::Efficiency => pacer_core::values::CoreType::Efficiency,
+            CoreTypeArg::LowPower => pacer_core::values::CoreType::LowPower,
+        }
+    }
 }

@@ -4,6 +4,7 @@
 //! one-line message that names the cause.
 
 mod cli;
+mod measure;
 mod set;
 mod simulate;
 mod status;
@@ -17,7 +18,7 @@ use anyhow::Context;
 use clap::Parser;
 use pacer_core::i18n::{self, gettext};
 
-use cli::{Cli, Command, SimulateAction};
+use cli::{Cli, Command, MeasureKind, SimulateAction};
 
 /// Where translations are installed; meson sets it at build time.
 const LOCALEDIR: &str = match option_env!("PACER_LOCALEDIR") {
@@ -95,6 +96,23 @@ fn run(cli: &Cli) -> anyhow::Result<()> {
         Command::Fix { dry_run, session } => {
             runtime()?.block_on(set::fix(&root, *dry_run, *session))
         }
+        Command::Measure { kind } => match kind {
+            MeasureKind::Ramp { cpus, trials, json } => {
+                measure::run_ramp(&root, cpus, *trials, *json)
+            }
+            MeasureKind::Wakeup { cpus, trials, json } => {
+                measure::run_wakeup(&root, cpus, *trials, *json)
+            }
+            MeasureKind::Compare {
+                settings,
+                cpus,
+                trials,
+                json,
+                session,
+            } => runtime()?.block_on(measure::run_compare(
+                &root, settings, cpus, *trials, *json, *session,
+            )),
+        },
         Command::Simulate { .. } => unreachable!("handled above"),
     }
 }

@@ -12,7 +12,7 @@ use pacer_core::values::CoreType;
 use pacer_core::{CpuSet, SysRoot};
 use pacer_dbus::{Helper1Proxy, HelperError, PolicyValue};
 
-use crate::cli::{CoreTypeArg, OnOff, PolicyTarget, Setting};
+use crate::cli::{OnOff, PolicyTarget, Setting};
 
 /// The helper, connected on first use.
 async fn connect(
@@ -28,7 +28,7 @@ async fn connect(
 /// A change may wait for the user to type a password in polkit's dialog.
 const CALL_LIMIT: Duration = Duration::from_secs(120);
 
-async fn helper(session: bool) -> anyhow::Result<Helper1Proxy<'static>> {
+pub async fn helper(session: bool) -> anyhow::Result<Helper1Proxy<'static>> {
     let connection = if session {
         zbus::Connection::session().await
     } else {
@@ -62,7 +62,9 @@ fn explain(error: zbus::Error) -> anyhow::Error {
     }
 }
 
-async fn call<T>(future: impl std::future::Future<Output = zbus::Result<T>>) -> anyhow::Result<T> {
+pub async fn call<T>(
+    future: impl std::future::Future<Output = zbus::Result<T>>,
+) -> anyhow::Result<T> {
     match tokio::time::timeout(CALL_LIMIT, future).await {
         Ok(result) => result.map_err(explain),
         Err(_) => bail!(gettext("pacer-helper did not answer within two minutes")),
@@ -78,11 +80,7 @@ fn policies(snapshot: &Snapshot, target: &PolicyTarget) -> anyhow::Result<Vec<u3
             .iter()
             .collect()
     } else if let Some(kind) = target.core_type {
-        let kind = match kind {
-            CoreTypeArg::Performance => CoreType::Performance,
-            CoreTypeArg::Efficiency => CoreType::Efficiency,
-            CoreTypeArg::LowPower => CoreType::LowPower,
-        };
+        let kind = CoreType::from(kind);
         let ids: Vec<u32> = active
             .filter(|p| p.core_type == Some(kind))
             .map(|p| p.id)

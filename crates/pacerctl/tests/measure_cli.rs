@@ -1,0 +1,172 @@
+//! `pacerctl measure`: the seed's table from a simulated machine's model, a real (short) run
+//! in the schema-1 contract, and a comparison through the real helper that restores the
+//! settings it changed.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::process::{Command, Output};
+
+use pacer_testrig::SystemBus;
+use serde_json::Value;
+
+const PACERCTL: &str = env!("CARGO_BIN_EXE_pacerctl");
+
+fn pacerctl(args: &[&str]) -> Output {
+    Command::new(PACERCTL)
+        .args(args)
+        .env_remove("PACER_SYSFS_ROOT")
+        .env("LC_ALL", "C")
+        .output()
+        .unwrap()
+}
+
+fn json(output: &Output) -> Value {
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
+fn window(run: &Value, index: usize) -> f64 {
+    run["windows"][index]["pct"]["mean"].as_f64().unwrap()
+}
+
+#[test]
+fn a_simulated_machine_gives_the_seeds_shape() {
+    let report = json(&pacerctl(&[
+        "measure",
+        "ramp",
+        "--simulate",
+        "intel-hybrid-nosmt",
+        "--json",
+    ]));
+    assert_eq!(
+        (report["schema"].as_u64(), report["kind"].as_str()),
+        (Some(1), Some("ramp"))
+    );
+    assert_eq!(report["simulated"], true);
+    assert_eq!(report["settings"]["driver"], "intel_pstate");
+    assert_eq!(report["settings"]["epp"], "balance_performance");
+    let runs = report["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 2, "one CPU per core type");
+    assert_eq!(runs[0]["core_type"], "performance");
+    assert_eq!(runs[1]["core_type"], "efficiency");
+    assert!(
+        (window(&runs[0], 0) - 70.6).abs() < 14.0,
+        "P 0-5 ms near the seed's 70.6 %"
+    );
+    assert_eq!(runs[0]["t95_ms"]["mean"].as_f64().unwrap().round(), 5.0);
+    assert!(runs[0]["power_w"].is_null() && runs[0]["sample_period_us"].is_null());
+
+    let text = String::from_utf8(
+        pacerctl(&["measure", "ramp", "--simulate", "intel-hybrid-nosmt"]).stdout,
+    )
+    .unwrap();
+    assert!(
+        text.contains("Ramp-up (average throughput in window / steady):"),
+        "{text}"
+    );
+    assert!(text.contains("Convergence to 95% (ms)"));
+    assert!(text.contains("(simulated machine: figures from its model)"));
+}
+
+#[test]
+fn a_short_real_run_follows_the_contract() {
+    let report = json(&pacerctl(&["measure", "ramp", "--trials", "1", "--json"]));
+    assert_eq!(report["simulated"], false);
+    let run = &report["runs"][0];
+    assert_eq!(run["trials"], 1);
+    let ends: Vec<u64> = run["windows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w["end_ms"].as_u64().unwrap())
+        .collect();
+    assert_eq!(ends, [5, 10, 20, 50, 100, 500, 1000]);
+    assert!(run["steady_mops"]["mean"].as_f64().unwrap() > 1.0);
+    assert!(run["sample_period_us"].as_f64().unwrap() <= 20.0);
+    assert!(run["sampling_overhead_pct"].is_number());
+    for key in ["mean", "sd", "min", "max"] {
+        assert!(run["steady_mops"][key].is_number(), "{key}");
+    }
+
+    let wakeup = json(&pacerctl(&[
+        "measure", "wakeup", "--cpus", "0,0", "--trials", "1", "--json",
+    ]));
+    assert_eq!(wakeup["kind"], "wakeup");
+    assert_eq!(wakeup["cpus"], serde_json::json!([0, 0]));
+    assert!(wakeup["round_trip_us"]["steady"]["mean"].as_f64().unwrap() > 0.0);
+    assert!(wakeup["round_trips_per_s"]["mean"].as_f64().unwrap() > 100.0);
+}
+
+#[test]
+fn bad_measurement_arguments_are_named() {
+    let output = pacerctl(&["measure", "wakeup", "--cpus", "0"]);
+    assert!(String::from_utf8_lossy(&output.stderr).contains("--cpus takes two CPUs"));
+    let output = pacerctl(&["measure", "wakeup", "--cpus", "0,4096"]);
+    assert!(String::from_utf8_lossy(&output.stderr).contains("there is no CPU 4096 here"));
+    let output = pacerctl(&["measure", "ramp", "--cpu", "9999"]);
+    assert!(String::from_utf8_lossy(&output.stderr).contains("there is no online CPU 9999"));
+    let output = pacerctl(&["measure", "compare", "--setting", "colour=blue"]);
+    assert!(String::from_utf8_lossy(&output.stderr).contains("colour is not a setting"));
+    assert_eq!(pacerctl(&["measure", "compare"]).status.code(), Some(2));
+}
+
+/// The seed's four columns in one command on the simulated laptop, through the real helper
+/// on a private system bus; afterwards the machine is as it was.
+#[test]
+fn compare_switches_through_the_helper_and_restores() {
+    let bus = SystemBus::start();
+    let _polkit = bus.polkit(&pacer_dbus::actions::ALL);
+    let tree = tempfile::tempdir().unwrap();
+    pacer_core::sim::model("intel-hybrid-nosmt")
+        .unwrap()
+        .render(tree.path())
+        .unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let _helper = bus.pacer_helper(tree.path(), state.path());
+    let before = std::fs::read_to_string(tree.path().join(".pacer-sim/machine.json")).unwrap();
+
+    let output = bus
+        .command(PACERCTL)
+        .args([
+            "measure",
+            "compare",
+            "--json",
+            "--core-type",
+            "performance",
+            "--setting",
+            "epp=balance_performance",
+            "--setting",
+            "epp=performance",
+            "--setting",
+            "mode=passive,governor=schedutil",
+            "--setting",
+            "mode=passive,governor=schedutil,eas=off",
+            "--sysfs-root",
+        ])
+        .arg(tree.path())
+        .output()
+        .unwrap();
+    let comparison = json(&output);
+    assert_eq!(comparison["kind"], "compare");
+    assert_eq!(comparison["restored"], true);
+    let columns = comparison["columns"].as_array().unwrap();
+    assert_eq!(columns.len(), 4);
+    let t95 = |column: &Value| {
+        column["result"]["runs"][0]["t95_ms"]["mean"]
+            .as_f64()
+            .unwrap()
+    };
+    assert_eq!(t95(&columns[0]).round(), 5.0, "active, balance_performance");
+    assert!(t95(&columns[1]) < 1.0, "active, performance");
+    assert!((t95(&columns[2]) - 52.0).abs() < 10.0, "schedutil");
+    assert_eq!(columns[2]["result"]["settings"]["eas"], true);
+    assert_eq!(columns[3]["result"]["settings"]["eas"], false);
+    assert_eq!(columns[1]["setting"]["epp"], "performance");
+
+    let after = std::fs::read_to_string(tree.path().join(".pacer-sim/machine.json")).unwrap();
+    assert_eq!(after, before, "the settings from before are back");
+}
