@@ -28,8 +28,15 @@ const TARGET_PERIOD_NS: u64 = 15_000;
 
 /// Pins the calling thread to `cpu`.
 pub fn pin_to(cpu: u32) -> std::io::Result<()> {
+    confine_to(&[cpu])
+}
+
+/// Lets the calling thread run on `cpus` only.
+pub fn confine_to(cpus: &[u32]) -> std::io::Result<()> {
     let mut set = rustix::thread::CpuSet::new();
-    set.set(cpu as usize);
+    for &cpu in cpus {
+        set.set(cpu as usize);
+    }
     rustix::thread::sched_setaffinity(None, &set).map_err(std::io::Error::from)
 }
 

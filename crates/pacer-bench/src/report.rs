@@ -98,6 +98,8 @@ pub struct WakeupReport {
     pub cpus: [u32; 2],
     pub round_trip_us: RoundTrip,
     pub round_trips_per_s: Option<Statistic>,
+    /// Both threads on the first CPU: the cost without a cross-CPU wake-up, to set it off.
+    pub same_cpu_control_us: Option<Statistic>,
 }
 
 /// How a ramp measurement runs.
@@ -304,8 +306,12 @@ pub fn measure_wakeup(
     cancel: &AtomicBool,
 ) -> std::io::Result<WakeupReport> {
     let mut runs = Vec::new();
+    let mut control = Vec::new();
     for _ in 0..trials {
         runs.push(wakeup::ping_pong(cpus[0], cpus[1], duration, cancel)?);
+        if cpus[0] != cpus[1] {
+            control.push(wakeup::ping_pong(cpus[0], cpus[0], duration / 2, cancel)?.steady_us);
+        }
         if cancel.load(std::sync::atomic::Ordering::Relaxed) {
             break;
         }
@@ -321,5 +327,6 @@ pub fn measure_wakeup(
             steady: statistic(runs.iter().map(|r| r.steady_us)),
         },
         round_trips_per_s: statistic(runs.iter().map(|r| r.round_trips_per_s)),
+        same_cpu_control_us: Statistic::of(&control),
     })
 }

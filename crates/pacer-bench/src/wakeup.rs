@@ -5,7 +5,7 @@ use std::os::fd::OwnedFd;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::ramp::pin_to;
+use crate::ramp::confine_to;
 
 /// The first stretch of a run, whose round trips count as "cold".
 pub const COLD: Duration = Duration::from_millis(10);
@@ -40,11 +40,29 @@ pub fn ping_pong(
     duration: Duration,
     cancel: &AtomicBool,
 ) -> std::io::Result<PingPong> {
+    bounce(&[a], &[b], duration, cancel)
+}
+
+/// Both threads free to run anywhere in `cpus`, as `taskset` confines `perf bench sched pipe`.
+pub fn ping_pong_within(
+    cpus: &[u32],
+    duration: Duration,
+    cancel: &AtomicBool,
+) -> std::io::Result<PingPong> {
+    bounce(cpus, cpus, duration, cancel)
+}
+
+fn bounce(
+    a: &[u32],
+    b: &[u32],
+    duration: Duration,
+    cancel: &AtomicBool,
+) -> std::io::Result<PingPong> {
     let (to_b_read, to_b_write) = rustix::pipe::pipe()?;
     let (to_a_read, to_a_write) = rustix::pipe::pipe()?;
     std::thread::scope(|scope| {
         let echo = scope.spawn(move || -> std::io::Result<()> {
-            pin_to(b)?;
+            confine_to(b)?;
             // A 0 byte, or the other end closing, ends the game.
             while let Some(1) = read_byte(&to_b_read)? {
                 one_byte(&to_a_write, 1)?;
@@ -52,7 +70,7 @@ pub fn ping_pong(
             Ok(())
         });
         let measured = (|| -> std::io::Result<PingPong> {
-            pin_to(a)?;
+            confine_to(a)?;
             let mut trips: Vec<u64> = Vec::with_capacity(4_000_000);
             let mut cold_count = 0;
             let start = Instant::now();

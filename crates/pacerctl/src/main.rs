@@ -45,7 +45,7 @@ fn main() -> ExitCode {
 }
 
 /// One thread is plenty for a command-line tool waiting on the bus.
-fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+pub(crate) fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

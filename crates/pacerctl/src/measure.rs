@@ -16,6 +16,7 @@ use serde::Serialize;
 
 use crate::cli::MeasuredCpus;
 use crate::set::{call, helper};
+use pacer_core::profile::client;
 
 /// The CPUs to measure: the one asked for, or the last online CPU of each core type (the
 /// last: CPU 0 takes more interrupts).
@@ -78,12 +79,13 @@ fn ramp(
     snapshot: &Snapshot,
     cpus: &[u32],
     trials: usize,
+    profile: Option<String>,
     cancel: &AtomicBool,
 ) -> anyhow::Result<RampReport> {
     if snapshot.simulated {
         let machine = SimMachine::load(root.root())?
             .context(gettext("the simulated machine's state is missing"))?;
-        return Ok(report::simulated_ramp(&machine, snapshot, cpus, None));
+        return Ok(report::simulated_ramp(&machine, snapshot, cpus, profile));
     }
     let options = RampOptions {
         trials,
@@ -95,10 +97,20 @@ fn ramp(
         snapshot,
         cpus,
         options,
-        None,
+        profile,
         &mut progress,
         cancel,
     )?)
+}
+
+/// The power profile in force, for the record of what a measurement ran under (bounded to
+/// a second like every exchange with the bus; `None` without a daemon).
+async fn active_profile() -> Option<String> {
+    let connection = client::connect().await.ok()?;
+    client::read(&connection)
+        .await
+        .state
+        .map(|state| state.active)
 }
 
 fn notes(snapshot: &Snapshot, report: &RampReport) {
@@ -132,7 +144,8 @@ pub fn run_ramp(
     let snapshot = Snapshot::read(root)?;
     let cpus = cpus(&snapshot, wanted)?;
     let cancel = AtomicBool::new(false);
-    let report = ramp(root, &snapshot, &cpus, trials, &cancel)?;
+    let profile = crate::runtime()?.block_on(active_profile());
+    let report = ramp(root, &snapshot, &cpus, trials, profile, &cancel)?;
     if json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
@@ -164,24 +177,19 @@ pub fn run_wakeup(root: &SysRoot, cpus: &str, trials: usize, json: bool) -> anyh
         bail!(fill(gettext("there is no CPU {cpu} here"), &[("cpu", cpu)]));
     }
     let cancel = AtomicBool::new(false);
+    let profile = crate::runtime()?.block_on(active_profile());
     let report = report::measure_wakeup(
         &snapshot,
         pair,
         trials.max(1),
         std::time::Duration::from_secs(1),
-        None,
+        profile,
         &cancel,
     )?;
     if json {
         println!("{}", serde_json::to_string_pretty(&report)?);
         return Ok(());
     }
-    let show = |s: &Option<Statistic>| {
-        s.map_or_else(
-            || "—".to_owned(),
-            |s| format!("{:.2} ± {:.2}", s.mean, s.sd),
-        )
-    };
     println!(
         "{}",
         fill(
@@ -192,12 +200,12 @@ pub fn run_wakeup(root: &SysRoot, cpus: &str, trials: usize, json: bool) -> anyh
     println!(
         "  {:32} {}",
         gettext("Round trip, first 10 ms (µs)"),
-        show(&report.round_trip_us.cold)
+        number(&report.round_trip_us.cold, 2)
     );
     println!(
         "  {:32} {}",
         gettext("Round trip, steady (µs)"),
-        show(&report.round_trip_us.steady)
+        number(&report.round_trip_us.steady, 2)
     );
     println!(
         "  {:32} {}",
@@ -206,6 +214,13 @@ pub fn run_wakeup(root: &SysRoot, cpus: &str, trials: usize, json: bool) -> anyh
             .round_trips_per_s
             .map_or_else(|| "—".to_owned(), |s| format!("{:.0}", s.mean))
     );
+    if report.same_cpu_control_us.is_some() {
+        println!(
+            "  {:32} {}",
+            gettext("Same-CPU control (µs)"),
+            number(&report.same_cpu_control_us, 2)
+        );
+    }
     Ok(())
 }
 
@@ -465,8 +480,16 @@ pub async fn run_compare(
                 let cpus = cpus.clone();
                 let cancel = Arc::clone(&cancel);
                 let root_dir = root.root().to_owned();
+                let profile = active_profile().await;
                 let result = tokio::task::spawn_blocking(move || {
-                    ramp(&SysRoot::new(root_dir), &snapshot, &cpus, trials, &cancel)
+                    ramp(
+                        &SysRoot::new(root_dir),
+                        &snapshot,
+                        &cpus,
+                        trials,
+                        profile,
+                        &cancel,
+                    )
                 })
                 .await??;
                 columns.push(Column { setting, result });
