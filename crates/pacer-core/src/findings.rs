@@ -226,6 +226,22 @@ fn forced_by_governor(
     forced
 }
 
+/// The policies (but the `forced` ones) grouped by the value `of` gives them; policies it
+/// gives none are left out.
+fn group_by(
+    active: &[&Policy],
+    forced: &[u32],
+    of: impl Fn(&Policy) -> Option<String>,
+) -> BTreeMap<String, Vec<u32>> {
+    let mut groups: BTreeMap<String, Vec<u32>> = BTreeMap::new();
+    for policy in active.iter().filter(|p| !forced.contains(&p.id)) {
+        if let Some(value) = of(policy) {
+            groups.entry(value).or_default().push(policy.id);
+        }
+    }
+    groups
+}
+
 fn join_epp(values: &[Epp]) -> String {
     let names: Vec<String> = values.iter().map(ToString::to_string).collect();
     names.join(&gettext(" or "))
@@ -239,17 +255,12 @@ fn epp_mismatch(
     expected: &Expectation,
     findings: &mut Vec<Finding>,
 ) {
-    let mut by_actual: BTreeMap<String, Vec<u32>> = BTreeMap::new();
-    for policy in active.iter().filter(|p| !forced.contains(&p.id)) {
-        if let Some(epp) = policy.epp {
-            if !expected.epp.contains(&epp) {
-                by_actual
-                    .entry(epp.to_string())
-                    .or_default()
-                    .push(policy.id);
-            }
-        }
-    }
+    let by_actual = group_by(active, forced, |policy| {
+        policy
+            .epp
+            .filter(|epp| !expected.epp.contains(epp))
+            .map(|epp| epp.to_string())
+    });
     let away = profile
         .profile_names()
         .find(|name| *name != profile.active)
@@ -308,17 +319,13 @@ fn governor_mismatch(
     let Some(governor) = expected.governor.filter(|_| snapshot.driver.is_setpolicy()) else {
         return;
     };
-    let mut by_actual: BTreeMap<String, Vec<u32>> = BTreeMap::new();
-    for policy in active.iter().filter(|p| !forced.contains(&p.id)) {
-        if let Some(actual) = &policy.governor {
-            if !actual.is(governor) {
-                by_actual
-                    .entry(actual.to_string())
-                    .or_default()
-                    .push(policy.id);
-            }
-        }
-    }
+    let by_actual = group_by(active, forced, |policy| {
+        policy
+            .governor
+            .as_ref()
+            .filter(|actual| !actual.is(governor))
+            .map(ToString::to_string)
+    });
     for (actual, policies) in by_actual {
         let set = set(&policies);
         findings.push(Finding {
@@ -361,12 +368,9 @@ fn mixed_epp(
     why: Option<&NoExpectation>,
     findings: &mut Vec<Finding>,
 ) {
-    let mut by_value: BTreeMap<String, Vec<u32>> = BTreeMap::new();
-    for policy in active.iter().filter(|p| !forced.contains(&p.id)) {
-        if let Some(epp) = policy.epp {
-            by_value.entry(epp.to_string()).or_default().push(policy.id);
-        }
-    }
+    let by_value = group_by(active, forced, |policy| {
+        policy.epp.map(|epp| epp.to_string())
+    });
     if by_value.len() < 2 {
         return;
     }

@@ -4,21 +4,14 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use std::process::{Command, Output};
+mod common;
+
+use std::process::Output;
+
+use common::{pacerctl, PACERCTL};
 
 use pacer_testrig::SystemBus;
 use serde_json::Value;
-
-const PACERCTL: &str = env!("CARGO_BIN_EXE_pacerctl");
-
-fn pacerctl(args: &[&str]) -> Output {
-    Command::new(PACERCTL)
-        .args(args)
-        .env_remove("PACER_SYSFS_ROOT")
-        .env("LC_ALL", "C")
-        .output()
-        .unwrap()
-}
 
 fn json(output: &Output) -> Value {
     assert!(

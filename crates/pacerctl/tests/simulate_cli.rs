@@ -2,25 +2,10 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use std::process::{Command, Output};
+mod common;
 
+use common::{pacerctl, text};
 use serde_json::Value;
-
-const PACERCTL: &str = env!("CARGO_BIN_EXE_pacerctl");
-
-fn pacerctl(args: &[&str]) -> Output {
-    Command::new(PACERCTL)
-        .args(args)
-        .env_remove("PACER_SYSFS_ROOT")
-        .env("LC_ALL", "C")
-        .env("DBUS_SYSTEM_BUS_ADDRESS", "unix:path=/nonexistent")
-        .output()
-        .unwrap()
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
 
 #[test]
 fn list_names_every_model_with_a_line() {

@@ -3,24 +3,17 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod common;
+
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::{Command, Output};
 
+use common::{pacerctl, PACERCTL};
+
 use pacer_core::sim;
 use serde_json::Value;
-
-const PACERCTL: &str = env!("CARGO_BIN_EXE_pacerctl");
-
-fn pacerctl(args: &[&str]) -> Output {
-    Command::new(PACERCTL)
-        .args(args)
-        .env_remove("PACER_SYSFS_ROOT")
-        .env("LC_ALL", "C")
-        .output()
-        .unwrap()
-}
 
 fn model_tree(name: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();

@@ -180,27 +180,29 @@ async fn properties_of(
     name: &'static str,
     path: &'static str,
 ) -> Result<super::daemon::Properties, ProfileProblem> {
-    let proxy = bounded(
-        "the power-profile daemon",
-        properties_proxy(connection, name, path),
-    )
-    .await?;
-    let interface =
-        InterfaceName::try_from(name).map_err(|e| ProfileProblem::Failed(e.to_string()))?;
+    let (proxy, interface) = properties_proxy(connection, name, path).await?;
     bounded("the power-profile daemon", proxy.get_all(interface)).await
 }
 
+/// The `org.freedesktop.DBus.Properties` proxy of `name` at `path`, and `name` as the
+/// interface (each daemon's interface is named like its bus name).
 async fn properties_proxy(
     connection: &Connection,
     name: &'static str,
     path: &'static str,
-) -> zbus::Result<PropertiesProxy<'static>> {
-    PropertiesProxy::builder(connection)
-        .destination(name)?
-        .path(path)?
-        .cache_properties(zbus::proxy::CacheProperties::No)
-        .build()
-        .await
+) -> Result<(PropertiesProxy<'static>, InterfaceName<'static>), ProfileProblem> {
+    let build = async {
+        PropertiesProxy::builder(connection)
+            .destination(name)?
+            .path(path)?
+            .cache_properties(zbus::proxy::CacheProperties::No)
+            .build()
+            .await
+    };
+    let proxy = bounded("the power-profile daemon", build).await?;
+    let interface =
+        InterfaceName::try_from(name).map_err(|e| ProfileProblem::Failed(e.to_string()))?;
+    Ok((proxy, interface))
 }
 
 async fn read_on_battery(connection: &Connection) -> Option<bool> {
@@ -216,23 +218,12 @@ pub async fn set_active_profile(
     state: &ProfileState,
     profile: &str,
 ) -> Result<(), ProfileProblem> {
-    let path = if state.bus_name == BUS_NAME {
-        PATH
+    let (name, path) = if state.bus_name == BUS_NAME {
+        (BUS_NAME, PATH)
     } else {
-        LEGACY_PATH
+        (LEGACY_BUS_NAME, LEGACY_PATH)
     };
-    let name: &'static str = if state.bus_name == BUS_NAME {
-        BUS_NAME
-    } else {
-        LEGACY_BUS_NAME
-    };
-    let proxy = bounded(
-        "the power-profile daemon",
-        properties_proxy(connection, name, path),
-    )
-    .await?;
-    let interface =
-        InterfaceName::try_from(name).map_err(|e| ProfileProblem::Failed(e.to_string()))?;
+    let (proxy, interface) = properties_proxy(connection, name, path).await?;
     let value = zbus::zvariant::Value::from(profile);
     bounded(
         "the power-profile daemon",
