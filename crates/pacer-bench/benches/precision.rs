@@ -35,6 +35,7 @@ fn flat() {
         duration: Duration::from_millis(1200),
         idle_wait: Duration::from_millis(100),
         energy: None,
+        raise_priority: false,
     };
     let trials: Vec<ramp::Trial> = (0..TRIALS)
         .map(|_| {

@@ -8,7 +8,7 @@ use pacer_core::machine::Snapshot;
 use pacer_core::sim::SimMachine;
 use pacer_core::values::CoreType;
 use pacer_core::SysRoot;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::ramp::{self, EnergyCounter, RampSetup};
 use crate::stats::Statistic;
@@ -18,7 +18,7 @@ use crate::wakeup;
 pub const SCHEMA: u32 = 1;
 
 /// The settings a measurement ran under.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Settings {
     pub driver: Option<String>,
     pub mode: Option<String>,
@@ -52,13 +52,13 @@ impl Settings {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Window {
     pub end_ms: u64,
     pub pct: Option<Statistic>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RampRun {
     pub cpu: u32,
     pub core_type: Option<CoreType>,
@@ -74,25 +74,25 @@ pub struct RampRun {
     pub j_per_gop: Option<Statistic>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RampReport {
     pub schema: u32,
-    pub kind: &'static str,
+    pub kind: String,
     pub simulated: bool,
     pub settings: Settings,
     pub runs: Vec<RampRun>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RoundTrip {
     pub cold: Option<Statistic>,
     pub steady: Option<Statistic>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct WakeupReport {
     pub schema: u32,
-    pub kind: &'static str,
+    pub kind: String,
     pub simulated: bool,
     pub settings: Settings,
     pub cpus: [u32; 2],
@@ -109,6 +109,8 @@ pub struct RampOptions {
     /// Long enough for the 0–1000 ms window and a steady part after it.
     pub duration: Duration,
     pub idle_wait: Duration,
+    /// Measure at the highest priority (root only).
+    pub raise_priority: bool,
 }
 
 impl Default for RampOptions {
@@ -117,6 +119,7 @@ impl Default for RampOptions {
             trials: 5,
             duration: Duration::from_millis(1300),
             idle_wait: Duration::from_millis(300),
+            raise_priority: false,
         }
     }
 }
@@ -156,6 +159,7 @@ pub fn measure_ramp(
             duration: options.duration,
             idle_wait: options.idle_wait,
             energy: energy.clone(),
+            raise_priority: options.raise_priority,
         };
         let mut trials = Vec::new();
         for trial in 0..options.trials {
@@ -228,7 +232,7 @@ pub fn measure_ramp(
     let first = cpus.first().copied().unwrap_or(0);
     Ok(RampReport {
         schema: SCHEMA,
-        kind: "ramp",
+        kind: "ramp".to_owned(),
         simulated: false,
         settings: Settings::of(snapshot, first, profile),
         runs,
@@ -289,7 +293,7 @@ pub fn simulated_ramp(
         .collect();
     RampReport {
         schema: SCHEMA,
-        kind: "ramp",
+        kind: "ramp".to_owned(),
         simulated: true,
         settings: Settings::of(snapshot, cpus.first().copied().unwrap_or(0), profile),
         runs,
@@ -318,7 +322,7 @@ pub fn measure_wakeup(
     }
     Ok(WakeupReport {
         schema: SCHEMA,
-        kind: "wakeup",
+        kind: "wakeup".to_owned(),
         simulated: false,
         settings: Settings::of(snapshot, cpus[0], profile),
         cpus,

@@ -1,9 +1,9 @@
 //! Statistics over trials and over a sampled run.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Mean, spread and range of one quantity over trials.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Statistic {
     pub mean: f64,
     /// Sample standard deviation (0 for a single trial).

@@ -205,7 +205,9 @@ impl FromStr for DriverStatus {
 }
 
 /// The kind of a core, where cores differ.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum CoreType {
     /// Intel P-cores (`cpu_core`), or the highest-capacity cores elsewhere.

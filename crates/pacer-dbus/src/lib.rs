@@ -92,6 +92,17 @@ pub trait Helper1 {
     /// Restores the settings saved under `id`.
     fn restore_settings(&self, id: u32) -> zbus::Result<()>;
 
+    /// Measures the ramp on `cpus` as root (highest priority, energy where RAPL counts it);
+    /// returns the schema-1 report as JSON.
+    fn measure_ramp(&self, cpus: &[u32], trials: u32) -> zbus::Result<String>;
+
+    /// Stops the running measurement.
+    fn cancel_measurement(&self) -> zbus::Result<()>;
+
+    /// A measurement's progress: trial `trial` of `trials` on `cpu`.
+    #[zbus(signal)]
+    fn measure_progress(&self, cpu: u32, trial: u32, trials: u32) -> zbus::Result<()>;
+
     /// A setting changed: `what` (`governor`, `epp`, `boost`, `eas`, `mode`, `restore`) on
     /// `policies` (empty for machine-wide settings).
     #[zbus(signal)]

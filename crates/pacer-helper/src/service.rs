@@ -3,6 +3,7 @@
 //! → read back → report (and announce by signal).
 
 use std::collections::{BTreeSet, HashMap};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -32,6 +33,8 @@ pub struct Helper {
     writes: tokio::sync::Mutex<()>,
     journal: Journal,
     activity: Arc<Mutex<Instant>>,
+    /// The running measurement's stop switch; one measurement at a time.
+    measurement: Mutex<Option<Arc<AtomicBool>>>,
 }
 
 impl Helper {
@@ -47,6 +50,7 @@ impl Helper {
             writes: tokio::sync::Mutex::new(()),
             journal,
             activity,
+            measurement: Mutex::new(None),
         }
     }
 
@@ -493,6 +497,124 @@ impl Helper {
         let _ = Self::changed(&emitter, "restore", Vec::new()).await;
         Ok(())
     }
+
+    /// Measures the ramp on `cpus` (`trials` each) as root: at the highest priority, with
+    /// energy where RAPL counts it. Returns the schema-1 report as JSON; progress comes as
+    /// `MeasureProgress`, and `CancelMeasurement` stops it.
+    async fn measure_ramp(
+        &self,
+        #[zbus(header)] header: Header<'_>,
+        #[zbus(signal_emitter)] emitter: SignalEmitter<'_>,
+        cpus: Vec<u32>,
+        trials: u32,
+    ) -> Result<String, HelperError> {
+        self.touch();
+        let snapshot = self.read_machine()?;
+        if cpus.is_empty() || cpus.len() > 64 {
+            return Err(HelperError::InvalidArgument(gettext(
+                "give between 1 and 64 CPUs",
+            )));
+        }
+        if !(1..=20).contains(&trials) {
+            return Err(HelperError::InvalidArgument(gettext(
+                "give between 1 and 20 trials",
+            )));
+        }
+        if let Some(cpu) = cpus
+            .iter()
+            .find(|&&cpu| !snapshot.cpus.iter().any(|c| c.id == cpu && c.online))
+        {
+            return Err(HelperError::InvalidArgument(fill(
+                gettext("there is no online CPU {cpu}"),
+                &[("cpu", cpu)],
+            )));
+        }
+        self.authorize(&header, actions::RUN_MEASUREMENT).await?;
+        let cancel = Arc::new(AtomicBool::new(false));
+        {
+            let mut running = self
+                .measurement
+                .lock()
+                .map_err(|_| HelperError::Failed("poisoned".into()))?;
+            if running.is_some() {
+                return Err(HelperError::Busy(gettext(
+                    "a measurement is already running",
+                )));
+            }
+            *running = Some(Arc::clone(&cancel));
+        }
+        let root = self.kernel.root().to_owned();
+        let (progress_tx, mut progress_rx) = tokio::sync::mpsc::unbounded_channel();
+        let measuring = tokio::task::spawn_blocking(move || {
+            let root = SysRoot::new(root);
+            if snapshot.simulated {
+                let machine = pacer_core::sim::SimMachine::load(root.root())
+                    .map_err(|e| e.to_string())?
+                    .ok_or_else(|| gettext("the simulated machine's state is missing"))?;
+                return Ok(pacer_bench::report::simulated_ramp(
+                    &machine, &snapshot, &cpus, None,
+                ));
+            }
+            let options = pacer_bench::report::RampOptions {
+                trials: trials as usize,
+                raise_priority: true,
+                ..Default::default()
+            };
+            let mut progress = |p: pacer_bench::report::Progress| {
+                let _ = progress_tx.send(p);
+            };
+            pacer_bench::report::measure_ramp(
+                &root,
+                &snapshot,
+                &cpus,
+                options,
+                None,
+                &mut progress,
+                &cancel,
+            )
+            .map_err(|error| error.to_string())
+        });
+        tokio::pin!(measuring);
+        let result = loop {
+            tokio::select! {
+                Some(p) = progress_rx.recv() => {
+                    self.touch();
+                    let _ = Self::measure_progress(&emitter, p.cpu, p.trial as u32, p.trials as u32).await;
+                }
+                done = &mut measuring => break done,
+            }
+        };
+        if let Ok(mut running) = self.measurement.lock() {
+            *running = None;
+        }
+        self.touch();
+        let report = result
+            .map_err(|error| HelperError::Failed(error.to_string()))?
+            .map_err(HelperError::Failed)?;
+        serde_json::to_string(&report).map_err(|error| HelperError::Failed(error.to_string()))
+    }
+
+    /// Stops the running measurement (it returns what it has).
+    async fn cancel_measurement(
+        &self,
+        #[zbus(header)] header: Header<'_>,
+    ) -> Result<(), HelperError> {
+        self.authorize(&header, actions::RUN_MEASUREMENT).await?;
+        if let Ok(running) = self.measurement.lock() {
+            if let Some(cancel) = running.as_ref() {
+                cancel.store(true, Ordering::Relaxed);
+            }
+        }
+        Ok(())
+    }
+
+    #[zbus(signal)]
+    async fn measure_progress(
+        emitter: &SignalEmitter<'_>,
+        cpu: u32,
+        trial: u32,
+        trials: u32,
+    ) -> zbus::Result<()>;
 
     #[zbus(signal)]
     async fn changed(

@@ -1,8 +1,7 @@
 //! `pacerctl measure`: ramp-up, wake-up, and the ramp under several settings.
 
 use std::fmt::Write as _;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 
 use anyhow::{bail, Context};
 use pacer_bench::report::{self, Progress, RampOptions, RampReport, RampRun, Settings};
@@ -103,6 +102,50 @@ fn ramp(
     )?)
 }
 
+/// The ramp measured by pacer-helper (as root: highest priority, energy), with its progress
+/// on stderr; `None` when there is no helper to ask.
+async fn ramp_through_helper(cpus: &[u32], trials: usize) -> anyhow::Result<Option<RampReport>> {
+    use futures_util::StreamExt;
+    let Ok(helper) = helper(false).await else {
+        return Ok(None);
+    };
+    let Ok(mut progress) = helper.receive_measure_progress().await else {
+        return Ok(None);
+    };
+    let printing = async {
+        while let Some(signal) = progress.next().await {
+            if let Ok(args) = signal.args() {
+                eprintln!(
+                    "{}",
+                    fill(
+                        gettext("measuring CPU {cpu}: trial {trial} of {trials}"),
+                        &[
+                            ("cpu", &args.cpu),
+                            ("trial", &args.trial),
+                            ("trials", &args.trials)
+                        ]
+                    )
+                );
+            }
+        }
+    };
+    let measuring = helper.measure_ramp(cpus, trials as u32);
+    let answer = tokio::select! {
+        answer = measuring => answer,
+        () = printing => return Ok(None),
+    };
+    match answer {
+        Ok(json) => Ok(Some(serde_json::from_str(&json)?)),
+        // No helper on the bus, or none that can be activated: measure here.
+        Err(zbus::Error::MethodError(name, _, _))
+            if name.as_str() == "org.freedesktop.DBus.Error.ServiceUnknown" =>
+        {
+            Ok(None)
+        }
+        Err(error) => Err(crate::set::explain(error)),
+    }
+}
+
 /// The power profile in force, for the record of what a measurement ran under (bounded to
 /// a second like every exchange with the bus; `None` without a daemon).
 async fn active_profile() -> Option<String> {
@@ -144,8 +187,23 @@ pub fn run_ramp(
     let snapshot = Snapshot::read(root)?;
     let cpus = cpus(&snapshot, wanted)?;
     let cancel = AtomicBool::new(false);
-    let profile = crate::runtime()?.block_on(active_profile());
-    let report = ramp(root, &snapshot, &cpus, trials, profile, &cancel)?;
+    let runtime = crate::runtime()?;
+    let profile = runtime.block_on(active_profile());
+    let report = match runtime.block_on(ramp_through_helper(&cpus, trials))? {
+        Some(mut report) => {
+            report.settings.profile = profile;
+            report
+        }
+        None => {
+            if !snapshot.simulated {
+                eprintln!(
+                    "{}",
+                    gettext("pacer-helper is not running: measuring here, at normal priority, where other tasks may take the CPU")
+                );
+            }
+            ramp(root, &snapshot, &cpus, trials, profile, &cancel)?
+        }
+    };
     if json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
@@ -467,31 +525,17 @@ pub async fn run_compare(
     let cpus = cpus(&snapshot, wanted)?;
     let helper = helper(session).await?;
     let saved = call(helper.save_settings()).await?;
-    let cancel = Arc::new(AtomicBool::new(false));
     let measured = {
-        let cancel = Arc::clone(&cancel);
         let root = SysRoot::new(root.root());
         let helper = helper.clone();
         async move {
             let mut columns = Vec::new();
             for setting in parsed {
                 apply(&helper, &root, &setting).await?;
-                let snapshot = Snapshot::read(&root)?;
-                let cpus = cpus.clone();
-                let cancel = Arc::clone(&cancel);
-                let root_dir = root.root().to_owned();
-                let profile = active_profile().await;
-                let result = tokio::task::spawn_blocking(move || {
-                    ramp(
-                        &SysRoot::new(root_dir),
-                        &snapshot,
-                        &cpus,
-                        trials,
-                        profile,
-                        &cancel,
-                    )
-                })
-                .await??;
+                // The helper measures (as root: highest priority, energy).
+                let json = call(helper.measure_ramp(&cpus, trials as u32)).await?;
+                let mut result: RampReport = serde_json::from_str(&json)?;
+                result.settings.profile = active_profile().await;
                 columns.push(Column { setting, result });
             }
             anyhow::Ok(columns)
@@ -501,7 +545,7 @@ pub async fn run_compare(
     let outcome = tokio::select! {
         outcome = measured => outcome,
         _ = tokio::signal::ctrl_c() => {
-            cancel.store(true, Ordering::Relaxed);
+            let _ = helper.cancel_measurement().await;
             Err(anyhow::anyhow!(gettext("interrupted")))
         }
     };

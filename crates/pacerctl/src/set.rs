@@ -39,7 +39,7 @@ pub async fn helper(session: bool) -> anyhow::Result<Helper1Proxy<'static>> {
 }
 
 /// The helper's answer, as a one-line error a user can act on.
-fn explain(error: zbus::Error) -> anyhow::Error {
+pub fn explain(error: zbus::Error) -> anyhow::Error {
     match HelperError::from_call(error) {
         HelperError::ZBus(zbus::Error::MethodError(name, _, _))
             if name.as_str() == "org.freedesktop.DBus.Error.ServiceUnknown" =>

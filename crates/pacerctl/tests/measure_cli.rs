@@ -163,3 +163,63 @@ fn compare_switches_through_the_helper_and_restores() {
     let after = std::fs::read_to_string(tree.path().join(".pacer-sim/machine.json")).unwrap();
     assert_eq!(after, before, "the settings from before are back");
 }
+
+/// With pacer-helper on the bus, the ramp is measured by it (as root, at the highest
+/// priority): on a simulated machine from its model, on this machine for real.
+#[test]
+fn the_helper_measures_when_it_is_there() {
+    let bus = SystemBus::start();
+    let _polkit = bus.polkit(&pacer_dbus::actions::ALL);
+    let tree = tempfile::tempdir().unwrap();
+    pacer_core::sim::model("arm-rk3588")
+        .unwrap()
+        .render(tree.path())
+        .unwrap();
+    let state = tempfile::tempdir().unwrap();
+    {
+        let _helper = bus.pacer_helper(tree.path(), state.path());
+        let output = bus
+            .command(PACERCTL)
+            .args(["measure", "ramp", "--json", "--sysfs-root"])
+            .arg(tree.path())
+            .output()
+            .unwrap();
+        let report = json(&output);
+        assert_eq!(report["simulated"], true);
+        assert_eq!(report["runs"].as_array().unwrap().len(), 2, "A55 and A76");
+        assert!(!String::from_utf8_lossy(&output.stderr).contains("not running"));
+    }
+    // This machine, for real, one trial.
+    let _helper = bus.pacer_helper(std::path::Path::new("/"), state.path());
+    let output = bus
+        .command(PACERCTL)
+        .args([
+            "measure",
+            "ramp",
+            "--json",
+            "--trials",
+            "1",
+            "--sysfs-root",
+            "/",
+        ])
+        .output()
+        .unwrap();
+    let report = json(&output);
+    assert_eq!(report["simulated"], false);
+    assert!(report["runs"][0]["steady_mops"]["mean"].as_f64().unwrap() > 1.0);
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("trial 1 of 1"),
+        "progress by signal"
+    );
+
+    // Without polkit's consent the helper says no, and pacerctl says so (no silent fallback).
+    bus.set_allowed(&[]);
+    let output = bus
+        .command(PACERCTL)
+        .args(["measure", "ramp", "--trials", "1", "--sysfs-root", "/"])
+        .env("LC_ALL", "C")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("not allowed"));
+}
