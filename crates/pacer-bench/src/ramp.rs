@@ -168,8 +168,9 @@ pub fn trial(
 ) -> std::io::Result<Option<Trial>> {
     pin_to(setup.cpu)?;
     if setup.raise_priority {
-        // Linux applies this to the calling thread alone.
-        rustix::process::setpriority_process(None, -20).map_err(std::io::Error::from)?;
+        // Linux applies this to the calling thread alone. Only root may raise it; a helper
+        // running as a user (development) measures at normal priority instead of failing.
+        let _ = rustix::process::setpriority_process(None, -20);
     }
     let idle_wait_ms = settle(root, setup.policy, setup.idle_wait);
     let energy_before = setup.energy.as_ref().and_then(|c| read_energy(root, c));
