@@ -323,7 +323,7 @@ fn table(reports: &[(Option<&str>, &RampReport)]) -> String {
             fill(gettext("  0-{end} ms (%)"), &[("end", end)]),
             columns
                 .iter()
-                .map(|(_, run)| number(&run.windows[index].pct, 1))
+                .map(|(_, run)| number(&run.windows.get(index).and_then(|w| w.pct), 1))
                 .collect(),
         ));
     }
