@@ -4,7 +4,8 @@
 use std::path::PathBuf;
 
 use pacer_core::i18n::{fill, gettext};
-use pacer_core::machine::{group_policies, Snapshot};
+use pacer_core::machine::group_policies;
+use pacer_core::status::Status;
 use pacer_core::values::CoreType;
 use pacer_core::SysRoot;
 use relm4::prelude::*;
@@ -21,7 +22,7 @@ pub struct Window {
 #[derive(Debug)]
 pub enum WindowCommand {
     /// The snapshot, read off the main loop, or why it could not be read.
-    Read(Result<Snapshot, String>),
+    Read(Result<Status, String>),
 }
 
 #[relm4::component(pub)]
@@ -68,9 +69,11 @@ impl Component for Window {
     ) -> ComponentParts<Self> {
         let rows = gtk::ListBox::new();
         rows.append(&row(&gettext("Reading the machine…"), ""));
-        // Reading sysfs is blocking file I/O: never on the main loop.
-        sender.spawn_oneshot_command(move || {
-            WindowCommand::Read(Snapshot::read(&SysRoot::new(root_dir)).map_err(|e| e.to_string()))
+        // Reading sysfs and asking the bus happen off the main loop (relm4's runtime; every
+        // exchange with the bus is bounded to a second).
+        sender.oneshot_command(async move {
+            let root = SysRoot::new(root_dir);
+            WindowCommand::Read(Status::gather(&root).await.map_err(|e| e.to_string()))
         });
         let model = Window { rows: rows.clone() };
         let widgets = view_output!();
@@ -86,8 +89,8 @@ impl Component for Window {
         let WindowCommand::Read(result) = command;
         self.rows.remove_all();
         match result {
-            Ok(snapshot) => {
-                for (title, subtitle) in summary(&snapshot) {
+            Ok(status) => {
+                for (title, subtitle) in summary(&status) {
                     self.rows.append(&row(&title, &subtitle));
                 }
             }
@@ -106,8 +109,10 @@ fn row(title: &str, subtitle: &str) -> adw::ActionRow {
     row
 }
 
-/// Title and subtitle for each row: driver, EAS, then each group of policies.
-fn summary(snapshot: &Snapshot) -> Vec<(String, String)> {
+/// Title and subtitle for each row: findings first, then profile, driver, EAS, and each
+/// group of policies.
+fn summary(status: &Status) -> Vec<(String, String)> {
+    let snapshot = &status.snapshot;
     let mut rows = Vec::new();
     if snapshot.simulated {
         rows.push((
@@ -115,6 +120,22 @@ fn summary(snapshot: &Snapshot) -> Vec<(String, String)> {
             gettext("Not this computer's hardware: a model that follows the kernel's rules"),
         ));
     }
+    for finding in &status.findings {
+        let fix = fill(gettext("Fix: {fix}"), &[("fix", &finding.fix.description)]);
+        rows.push((
+            finding.summary.clone(),
+            format!("{}\n{fix}", finding.detail),
+        ));
+    }
+    let profile = match (&status.profile, status.profile_problems.first()) {
+        (Some(profile), _) => fill(
+            gettext("{profile}, set by {daemon}"),
+            &[("profile", &profile.active), ("daemon", &profile.daemon)],
+        ),
+        (None, Some(problem)) => problem.to_string(),
+        (None, None) => gettext("Unknown"),
+    };
+    rows.push((gettext("Power profile"), profile));
     let driver = match (&snapshot.driver.name, snapshot.driver.mode) {
         (Some(name), Some(mode)) => fill(
             gettext("{driver}, {mode} mode"),
