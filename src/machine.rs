@@ -4,51 +4,33 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use pacer_core::i18n::{fill, gettext};
-use pacer_core::sim::{SimDir, Ticker};
+use pacer_core::sim::{MachineRoot, SimError, Ticker};
 
 #[derive(Debug)]
 pub struct Machine {
-    root: PathBuf,
+    // The ticker stops before the directory it writes goes away.
     _ticker: Option<Ticker>,
-    _temporary: Option<tempfile::TempDir>,
+    root: MachineRoot,
 }
 
 impl Machine {
-    pub fn choose(sysfs_root: Option<PathBuf>, simulate: Option<&str>) -> Result<Machine, String> {
-        let Some(model) = simulate else {
-            return Ok(Machine {
-                root: sysfs_root.unwrap_or_else(|| PathBuf::from("/")),
-                _ticker: None,
-                _temporary: None,
-            });
-        };
-        let (root, temporary) = match sysfs_root {
-            Some(dir) => (dir, None),
-            None => {
-                let dir = tempfile::Builder::new()
-                    .prefix("pacer-simulated-")
-                    .tempdir()
-                    .map_err(|e| {
-                        fill(
-                            gettext("cannot make a temporary directory: {error}"),
-                            &[("error", &e)],
-                        )
-                    })?;
-                (dir.path().to_owned(), Some(dir))
-            }
-        };
-        let dir = SimDir::open_or_create(&root, model).map_err(|e| e.to_string())?;
+    pub fn choose(
+        sysfs_root: Option<PathBuf>,
+        simulate: Option<&str>,
+    ) -> Result<Machine, SimError> {
+        let root = MachineRoot::choose(sysfs_root.as_deref(), simulate)?;
         // The window samples at about 10 Hz; the simulated machine moves at the same pace.
-        let ticker = Ticker::start(dir, 1, Duration::from_millis(100));
+        let ticker = root
+            .simulated()
+            .cloned()
+            .map(|dir| Ticker::start(dir, 1, Duration::from_millis(100)));
         Ok(Machine {
+            _ticker: ticker,
             root,
-            _ticker: Some(ticker),
-            _temporary: temporary,
         })
     }
 
     pub fn root(&self) -> &Path {
-        &self.root
+        self.root.root()
     }
 }

@@ -4,9 +4,8 @@
 use std::path::PathBuf;
 
 use pacer_core::i18n::{fill, gettext};
-use pacer_core::machine::group_policies;
+use pacer_core::machine::{cores_heading, group_policies};
 use pacer_core::status::Status;
-use pacer_core::values::CoreType;
 use pacer_core::SysRoot;
 use relm4::prelude::*;
 use relm4::RelmRemoveAllExt;
@@ -157,12 +156,7 @@ fn summary(status: &Status) -> Vec<(String, String)> {
     };
     rows.push((gettext("Energy-aware scheduling"), eas));
     for group in group_policies(snapshot) {
-        let kind = match group.core_type {
-            Some(CoreType::Performance) => gettext("Performance cores"),
-            Some(CoreType::Efficiency) => gettext("Efficiency cores"),
-            Some(CoreType::LowPower) => gettext("Low-power cores"),
-            None => gettext("Cores"),
-        };
+        let kind = cores_heading(group.core_type);
         let title = fill(
             gettext("{kind}: CPU {cpus}"),
             &[("kind", &kind), ("cpus", &group.cpus)],

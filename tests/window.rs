@@ -6,11 +6,7 @@ use std::process::Command;
 
 #[test]
 fn the_window_opens_and_stays_up() {
-    let tree = tempfile::tempdir().unwrap();
-    pacer_core::sim::model("intel-hybrid")
-        .unwrap()
-        .render(tree.path())
-        .unwrap();
+    let tree = pacer_testrig::model_tree("intel-hybrid");
     // Start Pacer, wait up to 10 s for a top-level window titled "Pacer", check the process
     // is still alive a second later, then close it.
     let script = r#"

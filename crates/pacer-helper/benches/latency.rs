@@ -27,11 +27,7 @@ fn summary(name: &str, mut times: Vec<Duration>) {
 fn main() {
     let bus = SystemBus::start();
     let _polkit = bus.polkit(&actions::ALL);
-    let tree = tempfile::tempdir().unwrap();
-    pacer_core::sim::model("intel-hybrid")
-        .unwrap()
-        .render(tree.path())
-        .unwrap();
+    let tree = pacer_testrig::model_tree("intel-hybrid");
     let state = tempfile::tempdir().unwrap();
     let _helper = bus.pacer_helper(tree.path(), state.path());
 

@@ -15,7 +15,7 @@ use anyhow::{bail, Context};
 use clap::Parser;
 use futures_util::StreamExt;
 use pacer_core::i18n;
-use pacer_core::sim::{SimDir, SimMachine};
+use pacer_core::sim::{MachineRoot, SimDir, SimMachine};
 use zbus::fdo::DBusProxy;
 
 use journal::Journal;
@@ -83,31 +83,22 @@ fn main() -> ExitCode {
 }
 
 /// The machine to change: a simulated one when asked for or when the root holds one.
-fn kernel(options: &Options) -> anyhow::Result<(Kernel, Option<tempfile::TempDir>)> {
-    let (root, temporary) = match (&options.sysfs_root, &options.simulate) {
-        (Some(root), _) => (root.clone(), None),
-        (None, Some(_)) => {
-            let dir = tempfile::Builder::new()
-                .prefix("pacer-simulated-")
-                .tempdir()
-                .context("cannot make a temporary directory")?;
-            (dir.path().to_owned(), Some(dir))
-        }
-        (None, None) => (PathBuf::from("/"), None),
-    };
-    let simulated = match &options.simulate {
-        Some(model) => Some(SimDir::open_or_create(&root, model)?),
+fn kernel(options: &Options) -> anyhow::Result<(Kernel, MachineRoot)> {
+    let machine = MachineRoot::choose(options.sysfs_root.as_deref(), options.simulate.as_deref())?;
+    let root = machine.root().to_owned();
+    let simulated = match machine.simulated() {
+        Some(dir) => Some(dir.clone()),
         None if SimMachine::load(&root).ok().flatten().is_some() => Some(SimDir::open(&root)?),
         None => None,
     };
-    Ok((Kernel::new(root, simulated), temporary))
+    Ok((Kernel::new(root, simulated), machine))
 }
 
 async fn run(options: Options) -> anyhow::Result<()> {
     if options.no_polkit && !options.session {
         bail!("--no-polkit would let anyone change the CPU's settings: it is only allowed with --session");
     }
-    let (kernel, _temporary) = kernel(&options)?;
+    let (kernel, _machine) = kernel(&options)?;
     let journal = Journal::new(&options.state_dir)
         .with_context(|| format!("cannot use {} for the journal", options.state_dir.display()))?;
     // Settings left behind by a crash come back before anything else happens.

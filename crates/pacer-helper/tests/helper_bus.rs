@@ -25,11 +25,7 @@ struct Rig {
 
 impl Rig {
     fn start(model: &str) -> Rig {
-        let tree = tempfile::tempdir().unwrap();
-        pacer_core::sim::model(model)
-            .unwrap()
-            .render(tree.path())
-            .unwrap();
+        let tree = pacer_testrig::model_tree(model);
         Rig::with_tree(tree)
     }
 
@@ -485,11 +481,7 @@ async fn a_caller_that_leaves_gets_its_settings_back() {
 
 #[tokio::test]
 async fn idle_exit_and_activation() {
-    let tree = tempfile::tempdir().unwrap();
-    pacer_core::sim::model("arm-rk3588")
-        .unwrap()
-        .render(tree.path())
-        .unwrap();
+    let tree = pacer_testrig::model_tree("arm-rk3588");
     let state = tempfile::tempdir().unwrap();
     let bus = SystemBus::start_with(|services| {
         fs::write(

@@ -328,6 +328,16 @@ impl SystemBus {
     }
 }
 
+/// A temporary directory holding the simulated machine `model`.
+pub fn model_tree(model: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    pacer_core::sim::model(model)
+        .unwrap_or_else(|| panic!("no simulated machine {model}"))
+        .render(dir.path())
+        .expect("the simulated machine is laid out");
+    dir
+}
+
 /// A binary of this workspace (`pacer-helper`, `pacerctl`), built when missing: tests of one
 /// crate may need another crate's program.
 pub fn workspace_binary(name: &str) -> PathBuf {

@@ -64,7 +64,8 @@ fn run(cli: &Cli) -> anyhow::Result<()> {
             }
         };
     }
-    let machine = simulate::Machine::choose(cli.sysfs_root.as_deref(), cli.simulate.as_deref())?;
+    let machine =
+        pacer_core::sim::MachineRoot::choose(cli.sysfs_root.as_deref(), cli.simulate.as_deref())?;
     let root = pacer_core::SysRoot::new(machine.root());
     match &cli.command {
         Command::Status { json } => {
@@ -85,7 +86,7 @@ fn run(cli: &Cli) -> anyhow::Result<()> {
         }
         Command::Watch { json } => {
             // A simulated machine started here keeps moving while it is watched.
-            let _ticker = machine.ticker();
+            let _ticker = simulate::ticker(&machine);
             runtime()?.block_on(watch::run(&root, *json))
         }
         Command::Set {

@@ -1,63 +1,22 @@
 //! `--simulate NAME` and `pacerctl simulate`: running on a simulated machine.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
-use anyhow::{bail, Context};
+use anyhow::bail;
 use pacer_core::i18n::{fill, gettext};
-use pacer_core::sim::{self, SimDir, Ticker};
+use pacer_core::sim::{self, MachineRoot, SimDir, Ticker};
 
 /// How often a running simulated machine's frequencies move.
 const TICK: Duration = Duration::from_millis(100);
 
-/// The machine a command runs on: a root directory, and the temporary directory holding a
-/// simulated machine when one was made for this run.
-#[derive(Debug)]
-pub struct Machine {
-    root: PathBuf,
-    simulated: Option<SimDir>,
-    _temporary: Option<tempfile::TempDir>,
-}
-
-impl Machine {
-    /// `--sysfs-root` and `--simulate` as given: a simulated machine in DIR or a temporary
-    /// directory, else DIR, else `/`.
-    pub fn choose(sysfs_root: Option<&Path>, simulate: Option<&str>) -> anyhow::Result<Machine> {
-        let Some(model) = simulate else {
-            return Ok(Machine {
-                root: sysfs_root.unwrap_or(Path::new("/")).to_owned(),
-                simulated: None,
-                _temporary: None,
-            });
-        };
-        let (root, temporary) = match sysfs_root {
-            Some(dir) => (dir.to_owned(), None),
-            None => {
-                let dir = tempfile::Builder::new()
-                    .prefix("pacer-simulated-")
-                    .tempdir()
-                    .context("cannot make a temporary directory")?;
-                (dir.path().to_owned(), Some(dir))
-            }
-        };
-        let simulated = SimDir::open_or_create(&root, model)?;
-        Ok(Machine {
-            root,
-            simulated: Some(simulated),
-            _temporary: temporary,
-        })
-    }
-
-    pub fn root(&self) -> &Path {
-        &self.root
-    }
-
-    /// Keeps a simulated machine's frequencies moving while the value lives.
-    pub fn ticker(&self) -> Option<Ticker> {
-        self.simulated
-            .clone()
-            .map(|dir| Ticker::start(dir, 1, TICK))
-    }
+/// Keeps the frequencies of a machine simulated for this command moving while the value
+/// lives.
+pub fn ticker(machine: &MachineRoot) -> Option<Ticker> {
+    machine
+        .simulated()
+        .cloned()
+        .map(|dir| Ticker::start(dir, 1, TICK))
 }
 
 pub fn list() -> anyhow::Result<()> {

@@ -4,10 +4,10 @@ use std::fmt::Write;
 
 use pacer_core::findings::Severity;
 use pacer_core::i18n::{fill, gettext, ngettext};
-use pacer_core::machine::{group_policies, PolicyGroup, Snapshot};
+use pacer_core::machine::{cores_heading, group_policies, PolicyGroup, Snapshot};
 use pacer_core::profile::expectation;
 use pacer_core::status::Status;
-use pacer_core::values::{CoreType, Khz};
+use pacer_core::values::Khz;
 use pacer_core::CpuSet;
 
 use crate::style::Style;
@@ -201,15 +201,6 @@ fn rapl_line(snapshot: &Snapshot) -> String {
     format!("{} ({access})", names.join(", "))
 }
 
-fn core_type_heading(core_type: Option<CoreType>) -> String {
-    match core_type {
-        Some(CoreType::Performance) => gettext("Performance cores"),
-        Some(CoreType::Efficiency) => gettext("Efficiency cores"),
-        Some(CoreType::LowPower) => gettext("Low-power cores"),
-        None => gettext("Cores"),
-    }
-}
-
 fn mhz(khz: Option<Khz>) -> String {
     khz.map_or_else(|| "—".to_owned(), |khz| khz.mhz().to_string())
 }
@@ -275,11 +266,7 @@ fn policy_table(groups: &[PolicyGroup], style: &Style) -> String {
             if index > 0 {
                 out.push('\n');
             }
-            let _ = writeln!(
-                out,
-                "{}",
-                style.heading(&core_type_heading(group.core_type))
-            );
+            let _ = writeln!(out, "{}", style.heading(&cores_heading(group.core_type)));
             let _ = writeln!(out, "{}", style.dim(&format_row(&header)));
         }
         let _ = writeln!(out, "{}", format_row(row));

@@ -113,11 +113,7 @@ fn bad_measurement_arguments_are_named() {
 fn compare_switches_through_the_helper_and_restores() {
     let bus = SystemBus::start();
     let _polkit = bus.polkit(&pacer_dbus::actions::ALL);
-    let tree = tempfile::tempdir().unwrap();
-    pacer_core::sim::model("intel-hybrid-nosmt")
-        .unwrap()
-        .render(tree.path())
-        .unwrap();
+    let tree = pacer_testrig::model_tree("intel-hybrid-nosmt");
     let state = tempfile::tempdir().unwrap();
     let _helper = bus.pacer_helper(tree.path(), state.path());
     let before = std::fs::read_to_string(tree.path().join(".pacer-sim/machine.json")).unwrap();
@@ -170,11 +166,7 @@ fn compare_switches_through_the_helper_and_restores() {
 fn the_helper_measures_when_it_is_there() {
     let bus = SystemBus::start();
     let _polkit = bus.polkit(&pacer_dbus::actions::ALL);
-    let tree = tempfile::tempdir().unwrap();
-    pacer_core::sim::model("arm-rk3588")
-        .unwrap()
-        .render(tree.path())
-        .unwrap();
+    let tree = pacer_testrig::model_tree("arm-rk3588");
     let state = tempfile::tempdir().unwrap();
     {
         let _helper = bus.pacer_helper(tree.path(), state.path());

@@ -23,11 +23,7 @@ impl Rig {
     fn start(model: &str) -> Rig {
         let bus = SystemBus::start();
         let polkit = bus.polkit(&PPD_ACTIONS);
-        let tree = tempfile::tempdir().unwrap();
-        pacer_core::sim::model(model)
-            .unwrap()
-            .render(tree.path())
-            .unwrap();
+        let tree = pacer_testrig::model_tree(model);
         let ppd = bus.power_profiles_daemon(tree.path());
         Rig {
             bus,
@@ -355,11 +351,7 @@ fn status_with(bus: &SystemBus, tree: &Path) -> Value {
 #[test]
 fn the_newer_api_shape_is_read() {
     let bus = SystemBus::start();
-    let tree = tempfile::tempdir().unwrap();
-    pacer_core::sim::model("intel-hybrid")
-        .unwrap()
-        .render(tree.path())
-        .unwrap();
+    let tree = pacer_testrig::model_tree("intel-hybrid");
     let _daemon = mock_daemon(
         &bus,
         &template("upower_power_profiles.py"),
@@ -390,11 +382,7 @@ fn the_newer_api_shape_is_read() {
 #[test]
 fn debians_template_with_its_holds_type_bug_is_tolerated() {
     let bus = SystemBus::start();
-    let tree = tempfile::tempdir().unwrap();
-    pacer_core::sim::model("amd-zen4")
-        .unwrap()
-        .render(tree.path())
-        .unwrap();
+    let tree = pacer_testrig::model_tree("amd-zen4");
     let _daemon = mock_daemon(
         &bus,
         "power_profiles_daemon",
@@ -427,11 +415,7 @@ fn debians_template_with_its_holds_type_bug_is_tolerated() {
 #[test]
 fn a_tuned_like_daemon_has_no_mapping_and_no_mismatch_is_claimed() {
     let bus = SystemBus::start();
-    let tree = tempfile::tempdir().unwrap();
-    pacer_core::sim::model("intel-hybrid")
-        .unwrap()
-        .render(tree.path())
-        .unwrap();
+    let tree = pacer_testrig::model_tree("intel-hybrid");
     let _daemon = mock_daemon(
         &bus,
         &template("upower_power_profiles.py"),
@@ -457,11 +441,7 @@ fn a_tuned_like_daemon_has_no_mapping_and_no_mismatch_is_claimed() {
 
 #[test]
 fn no_bus_and_no_daemon_leave_the_profile_out_with_a_reason() {
-    let tree = tempfile::tempdir().unwrap();
-    pacer_core::sim::model("vm")
-        .unwrap()
-        .render(tree.path())
-        .unwrap();
+    let tree = pacer_testrig::model_tree("vm");
     let run = |address: &str| -> Value {
         let output = std::process::Command::new(PACERCTL)
             .args(["status", "--json", "--sysfs-root"])
@@ -486,11 +466,7 @@ fn no_bus_and_no_daemon_leave_the_profile_out_with_a_reason() {
 #[test]
 fn on_battery_balanced_means_balance_power_from_0_21() {
     let bus = SystemBus::start();
-    let tree = tempfile::tempdir().unwrap();
-    pacer_core::sim::model("intel-hybrid")
-        .unwrap()
-        .render(tree.path())
-        .unwrap();
+    let tree = pacer_testrig::model_tree("intel-hybrid");
     let _upower = mock_daemon(
         &bus,
         "upower",
@@ -512,11 +488,7 @@ fn on_battery_balanced_means_balance_power_from_0_21() {
 #[test]
 fn a_daemon_that_never_answers_costs_a_second_not_a_hang() {
     let bus = SystemBus::start();
-    let tree = tempfile::tempdir().unwrap();
-    pacer_core::sim::model("intel-hybrid")
-        .unwrap()
-        .render(tree.path())
-        .unwrap();
+    let tree = pacer_testrig::model_tree("intel-hybrid");
     // Owns the name, then sleeps without ever serving a call.
     let mut command = bus.command("/usr/bin/python3");
     command.args([

@@ -23,11 +23,7 @@ impl Rig {
         let mut allowed: Vec<&str> = pacer_dbus::actions::ALL.to_vec();
         allowed.extend(PPD_ACTIONS);
         let mut services = vec![bus.polkit(&allowed)];
-        let tree = tempfile::tempdir().unwrap();
-        pacer_core::sim::model(model)
-            .unwrap()
-            .render(tree.path())
-            .unwrap();
+        let tree = pacer_testrig::model_tree(model);
         if with_ppd {
             services.push(bus.power_profiles_daemon(tree.path()));
         }

@@ -5,6 +5,8 @@
 
 mod common;
 
+use pacer_testrig::model_tree;
+
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
@@ -14,12 +16,6 @@ use common::{pacerctl, PACERCTL};
 
 use pacer_core::sim;
 use serde_json::Value;
-
-fn model_tree(name: &str) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    sim::model(name).unwrap().render(dir.path()).unwrap();
-    dir
-}
 
 fn stderr(output: &Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()

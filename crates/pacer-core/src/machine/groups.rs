@@ -1,6 +1,7 @@
 //! Policies that share their settings, grouped by core type: what a person reads first.
 
 use crate::cpuset::CpuSet;
+use crate::i18n::gettext;
 use crate::values::{CoreType, Epp, Governor, Khz};
 
 use super::{Policy, Snapshot};
@@ -27,6 +28,17 @@ impl PolicyGroup {
             && self.epp == policy.epp
             && self.min_khz == policy.min_khz
             && self.max_khz == policy.max_khz
+    }
+}
+
+/// How a group of cores of `core_type` is headed: "Performance cores", or "Cores" where all
+/// are alike.
+pub fn cores_heading(core_type: Option<CoreType>) -> String {
+    match core_type {
+        Some(CoreType::Performance) => gettext("Performance cores"),
+        Some(CoreType::Efficiency) => gettext("Efficiency cores"),
+        Some(CoreType::LowPower) => gettext("Low-power cores"),
+        None => gettext("Cores"),
     }
 }
 

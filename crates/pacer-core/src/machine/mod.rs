@@ -13,7 +13,7 @@ use serde::Serialize;
 
 pub use cpus::Cpu;
 pub use eas::{Eas, EasReason};
-pub use groups::{group_policies, PolicyGroup};
+pub use groups::{cores_heading, group_policies, PolicyGroup};
 pub use policy::Policy;
 pub use rapl::RaplZone;
 

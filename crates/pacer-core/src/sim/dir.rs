@@ -35,6 +35,7 @@ pub enum SimError {
     /// The directory holds no simulated machine.
     NotSimulated(PathBuf),
     Lock(std::io::Error),
+    Temporary(std::io::Error),
 }
 
 impl fmt::Display for SimError {
@@ -55,6 +56,10 @@ impl fmt::Display for SimError {
             )),
             SimError::Lock(error) => f.write_str(&fill(
                 gettext("cannot lock the simulated machine: {error}"),
+                &[("error", error)],
+            )),
+            SimError::Temporary(error) => f.write_str(&fill(
+                gettext("cannot make a temporary directory: {error}"),
                 &[("error", error)],
             )),
         }
@@ -146,6 +151,56 @@ impl SimDir {
         rustix::fs::flock(&fd, FlockOperation::LockExclusive)
             .map_err(|e| SimError::Lock(e.into()))?;
         Ok(fd)
+    }
+}
+
+/// The root a program runs on, from `--sysfs-root` and `--simulate`: a simulated machine
+/// in DIR or, without DIR, in a temporary directory removed with this value; else DIR; else
+/// `/`.
+#[derive(Debug)]
+pub struct MachineRoot {
+    root: PathBuf,
+    simulated: Option<SimDir>,
+    _temporary: Option<tempfile::TempDir>,
+}
+
+impl MachineRoot {
+    pub fn choose(
+        sysfs_root: Option<&Path>,
+        simulate: Option<&str>,
+    ) -> Result<MachineRoot, SimError> {
+        let Some(model) = simulate else {
+            return Ok(MachineRoot {
+                root: sysfs_root.unwrap_or(Path::new("/")).to_owned(),
+                simulated: None,
+                _temporary: None,
+            });
+        };
+        let (root, temporary) = match sysfs_root {
+            Some(dir) => (dir.to_owned(), None),
+            None => {
+                let dir = tempfile::Builder::new()
+                    .prefix("pacer-simulated-")
+                    .tempdir()
+                    .map_err(SimError::Temporary)?;
+                (dir.path().to_owned(), Some(dir))
+            }
+        };
+        let simulated = SimDir::open_or_create(&root, model)?;
+        Ok(MachineRoot {
+            root,
+            simulated: Some(simulated),
+            _temporary: temporary,
+        })
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The simulated machine asked for with `--simulate`.
+    pub fn simulated(&self) -> Option<&SimDir> {
+        self.simulated.as_ref()
     }
 }
 

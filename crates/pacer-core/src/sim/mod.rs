@@ -15,7 +15,7 @@ mod rules;
 
 use serde::{Deserialize, Serialize};
 
-pub use dir::{SimDir, SimError, Ticker};
+pub use dir::{MachineRoot, SimDir, SimError, Ticker};
 pub use dynamics::{Dynamics, Ramp};
 pub use models::{model, Model, MODELS};
 pub use render::RenderError;
