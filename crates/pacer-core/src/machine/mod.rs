@@ -5,6 +5,7 @@ pub mod eas;
 mod groups;
 mod policy;
 mod rapl;
+mod sampler;
 
 use std::fmt;
 use std::path::PathBuf;
@@ -16,6 +17,7 @@ pub use eas::{Eas, EasReason};
 pub use groups::{cores_heading, group_policies, PolicyGroup};
 pub use policy::Policy;
 pub use rapl::RaplZone;
+pub use sampler::FrequencySampler;
 
 use crate::cpuset::CpuSet;
 use crate::i18n::{fill, gettext};

@@ -7,7 +7,7 @@ use std::fmt;
 use std::fs;
 use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, SystemTime};
@@ -269,22 +269,40 @@ fn absorb(machine: &mut SimMachine, root: &Path) {
 }
 
 /// Keeps a simulated machine's current frequencies moving, on its own thread, until dropped.
+/// It can be paused (nobody is looking: the machine need not move) and its period changed.
 #[derive(Debug)]
 pub struct Ticker {
-    stop: Arc<AtomicBool>,
+    control: Arc<TickerControl>,
     thread: Option<JoinHandle<()>>,
+}
+
+#[derive(Debug)]
+struct TickerControl {
+    stop: AtomicBool,
+    paused: AtomicBool,
+    period_us: AtomicU64,
 }
 
 impl Ticker {
     /// Updates the frequencies every `period`, from a load pattern replayed from `seed`.
     pub fn start(dir: SimDir, seed: u64, period: Duration) -> Ticker {
-        let stop = Arc::new(AtomicBool::new(false));
-        let stopping = Arc::clone(&stop);
+        let control = Arc::new(TickerControl {
+            stop: AtomicBool::new(false),
+            paused: AtomicBool::new(false),
+            period_us: AtomicU64::new(duration_us(period)),
+        });
+        let shared = Arc::clone(&control);
         let thread = std::thread::spawn(move || {
             let mut state_seen: Option<SystemTime> = None;
             let mut machine: Option<SimMachine> = None;
             let mut dynamics: Option<Dynamics> = None;
-            while !stopping.load(Ordering::Relaxed) {
+            while !shared.stop.load(Ordering::Relaxed) {
+                if shared.paused.load(Ordering::Relaxed) {
+                    // Woken by `resume` or `drop`.
+                    std::thread::park();
+                    continue;
+                }
+                let period = Duration::from_micros(shared.period_us.load(Ordering::Relaxed));
                 // Reload only when a write changed the state.
                 let modified = fs::metadata(dir.root().join(STATE_FILE))
                     .and_then(|m| m.modified())
@@ -303,19 +321,50 @@ impl Ticker {
                     // A failed write (the directory going away) is retried next period.
                     let _ = write_frequencies(dir.root(), machine, &frequencies);
                 }
-                std::thread::sleep(period);
+                std::thread::park_timeout(period);
             }
         });
         Ticker {
-            stop,
+            control,
             thread: Some(thread),
+        }
+    }
+
+    /// Stops moving the frequencies until [`Ticker::resume`].
+    pub fn pause(&self) {
+        self.control.paused.store(true, Ordering::Relaxed);
+    }
+
+    pub fn resume(&self) {
+        self.control.paused.store(false, Ordering::Relaxed);
+        self.wake();
+    }
+
+    /// Moves the frequencies every `period` from now on.
+    pub fn set_period(&self, period: Duration) {
+        self.control
+            .period_us
+            .store(duration_us(period), Ordering::Relaxed);
+        self.wake();
+    }
+
+    fn wake(&self) {
+        if let Some(thread) = &self.thread {
+            thread.thread().unpark();
         }
     }
 }
 
+fn duration_us(period: Duration) -> u64 {
+    u64::try_from(period.as_micros())
+        .unwrap_or(u64::MAX)
+        .max(1000)
+}
+
 impl Drop for Ticker {
     fn drop(&mut self) {
-        self.stop.store(true, Ordering::Relaxed);
+        self.control.stop.store(true, Ordering::Relaxed);
+        self.wake();
         if let Some(thread) = self.thread.take() {
             let _ = thread.join();
         }
@@ -391,6 +440,22 @@ mod tests {
             }
             std::thread::sleep(Duration::from_millis(5));
         }
+        // Paused, nothing moves; resumed, it moves again. (The period is at least 1 ms.)
+        ticker.pause();
+        std::thread::sleep(Duration::from_millis(50));
+        let paused_at = fs::metadata(file(0)).unwrap().modified().unwrap();
+        std::thread::sleep(Duration::from_millis(100));
+        assert_eq!(
+            fs::metadata(file(0)).unwrap().modified().unwrap(),
+            paused_at
+        );
+        ticker.set_period(Duration::from_millis(1));
+        ticker.resume();
+        std::thread::sleep(Duration::from_millis(100));
+        assert_ne!(
+            fs::metadata(file(0)).unwrap().modified().unwrap(),
+            paused_at
+        );
         drop(ticker);
         assert!(seen.len() > 3, "{seen:?}");
     }
