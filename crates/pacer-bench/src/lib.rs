@@ -1,8 +1,12 @@
 //! Pacer's measurements: how fast a core reaches full speed when work arrives, and what
-//! waking a task on another core costs, exact enough for a patch mail.
+//! waking a task on another core costs, exact enough for a patch mail; and their
+//! presentation (the seed's table) and comparisons under several settings, shared by
+//! `pacerctl` and the window.
 
+pub mod compare;
 pub mod ramp;
 pub mod report;
 pub mod stats;
+pub mod table;
 pub mod trace;
 pub mod wakeup;

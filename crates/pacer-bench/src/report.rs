@@ -132,6 +132,34 @@ pub struct Progress {
     pub trials: usize,
 }
 
+/// The CPUs to measure by default: the last online CPU of each core type (the last, because
+/// CPU 0 takes more interrupts), or of `core_type` alone when one is given. Empty when no
+/// online CPU is of that type. `core_type` `None` means every type present, cores without a
+/// type (all alike) included.
+pub fn default_cpus(snapshot: &Snapshot, core_type: Option<CoreType>) -> Vec<u32> {
+    let online = snapshot.cpus.iter().filter(|cpu| cpu.online);
+    let kinds: Vec<Option<CoreType>> = match core_type {
+        Some(kind) => vec![Some(kind)],
+        None => {
+            let mut kinds: Vec<Option<CoreType>> =
+                online.clone().map(|cpu| cpu.core_type).collect();
+            kinds.sort();
+            kinds.dedup();
+            kinds
+        }
+    };
+    kinds
+        .iter()
+        .filter_map(|kind| {
+            online
+                .clone()
+                .filter(|cpu| cpu.core_type == *kind)
+                .map(|cpu| cpu.id)
+                .max()
+        })
+        .collect()
+}
+
 fn statistic(values: impl Iterator<Item = f64>) -> Option<Statistic> {
     Statistic::of(&values.collect::<Vec<_>>())
 }
@@ -333,4 +361,50 @@ pub fn measure_wakeup(
         round_trips_per_s: statistic(runs.iter().map(|r| r.round_trips_per_s)),
         same_cpu_control_us: Statistic::of(&control),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn snapshot(model: &str, offline: &[u32]) -> (tempfile::TempDir, Snapshot) {
+        let dir = tempfile::tempdir().unwrap();
+        pacer_core::sim::model(model)
+            .unwrap()
+            .render(dir.path())
+            .unwrap();
+        if !offline.is_empty() {
+            // The machine-wide list is what counts.
+            let online: pacer_core::CpuSet = (0..16).filter(|cpu| !offline.contains(cpu)).collect();
+            std::fs::write(
+                dir.path().join("sys/devices/system/cpu/online"),
+                format!("{online}\n"),
+            )
+            .unwrap();
+        }
+        let snapshot = Snapshot::read(&SysRoot::new(dir.path())).unwrap();
+        (dir, snapshot)
+    }
+
+    #[test]
+    fn the_last_online_cpu_of_each_core_type() {
+        let (_dir, hybrid) = snapshot("intel-hybrid", &[]);
+        assert_eq!(default_cpus(&hybrid, None), [7, 15]);
+        assert_eq!(default_cpus(&hybrid, Some(CoreType::Performance)), [7]);
+        assert_eq!(default_cpus(&hybrid, Some(CoreType::Efficiency)), [15]);
+        assert!(default_cpus(&hybrid, Some(CoreType::LowPower)).is_empty());
+    }
+
+    #[test]
+    fn offline_cpus_are_passed_over() {
+        let (_dir, hybrid) = snapshot("intel-hybrid", &[7, 15]);
+        assert_eq!(default_cpus(&hybrid, None), [6, 14]);
+    }
+
+    #[test]
+    fn cores_all_alike_give_one_cpu() {
+        let (_dir, vm) = snapshot("vm", &[]);
+        assert_eq!(default_cpus(&vm, None), [3]);
+        assert!(default_cpus(&vm, Some(CoreType::Performance)).is_empty());
+    }
 }

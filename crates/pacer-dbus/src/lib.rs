@@ -1,8 +1,11 @@
 //! The wire contract between `pacer-helper` and its clients (`pacerctl`, the window): the
 //! bus name, object path and interface, the polkit actions, the proxy, and one error type
-//! whose D-Bus names both sides share (`io.github.pacerapp.Pacer.Helper1.Error.<Variant>`).
+//! whose D-Bus names both sides share (`io.github.pacerapp.Pacer.Helper1.Error.<Variant>`);
+//! and, in [`client`], the calls both clients make.
 
 use zbus::DBusError;
+
+pub mod client;
 
 /// The helper's well-known name on the system bus, and its interface.
 pub const BUS_NAME: &str = "io.github.pacerapp.Pacer.Helper1";

@@ -1,26 +1,22 @@
 //! `pacerctl measure`: ramp-up, wake-up, and the ramp under several settings.
 
-use std::fmt::Write as _;
 use std::sync::atomic::AtomicBool;
 
 use anyhow::{bail, Context};
-use pacer_bench::report::{self, Progress, RampOptions, RampReport, RampRun, Settings};
-use pacer_bench::stats::Statistic;
+use pacer_bench::compare::{parse_setting, Setting};
+use pacer_bench::report::{self, Progress, RampOptions, RampReport};
+use pacer_bench::table::{number, RampTable};
 use pacer_core::i18n::{fill, gettext};
 use pacer_core::machine::Snapshot;
 use pacer_core::sim::SimMachine;
 use pacer_core::values::CoreType;
 use pacer_core::SysRoot;
-use serde::Serialize;
+use pacer_dbus::client::{self as helper_client, active_profile, Bus};
 
 use crate::cli::MeasuredCpus;
-use crate::set::{call, helper};
-use pacer_core::profile::client;
 
-/// The CPUs to measure: the one asked for, or the last online CPU of each core type (the
-/// last: CPU 0 takes more interrupts).
+/// The CPUs to measure: the one asked for, or the last online CPU of each core type.
 fn cpus(snapshot: &Snapshot, wanted: &MeasuredCpus) -> anyhow::Result<Vec<u32>> {
-    let online = snapshot.cpus.iter().filter(|cpu| cpu.online);
     if let Some(cpu) = wanted.cpu {
         if !snapshot.cpus.iter().any(|c| c.id == cpu && c.online) {
             bail!(fill(
@@ -30,43 +26,29 @@ fn cpus(snapshot: &Snapshot, wanted: &MeasuredCpus) -> anyhow::Result<Vec<u32>> 
         }
         return Ok(vec![cpu]);
     }
-    let kinds: Vec<Option<CoreType>> = match wanted.core_type {
-        Some(kind) => vec![Some(CoreType::from(kind))],
-        None => {
-            let mut kinds: Vec<Option<CoreType>> =
-                online.clone().map(|cpu| cpu.core_type).collect();
-            kinds.sort();
-            kinds.dedup();
-            kinds
-        }
-    };
-    let chosen: Vec<u32> = kinds
-        .iter()
-        .filter_map(|kind| {
-            online
-                .clone()
-                .filter(|cpu| cpu.core_type == *kind)
-                .map(|cpu| cpu.id)
-                .max()
-        })
-        .collect();
+    let chosen = report::default_cpus(snapshot, wanted.core_type.map(CoreType::from));
     if chosen.is_empty() {
         bail!(gettext("no online CPU of that core type"));
     }
     Ok(chosen)
 }
 
+/// "measuring CPU 7: trial 2 of 5" on stderr.
+fn say_progress(cpu: u32, trial: impl std::fmt::Display, trials: impl std::fmt::Display) {
+    eprintln!(
+        "{}",
+        fill(
+            gettext("measuring CPU {cpu}: trial {trial} of {trials}"),
+            &[("cpu", &cpu), ("trial", &trial), ("trials", &trials)]
+        )
+    );
+}
+
 fn progress_line(total_trials: usize) -> impl FnMut(Progress) {
     move |p: Progress| {
         // Runs longer than a second say how far they are.
         if total_trials > 0 {
-            eprintln!(
-                "{}",
-                fill(
-                    gettext("measuring CPU {cpu}: trial {trial} of {trials}"),
-                    &[("cpu", &p.cpu), ("trial", &p.trial), ("trials", &p.trials)]
-                )
-            );
+            say_progress(p.cpu, p.trial, p.trials);
         }
     }
 }
@@ -105,55 +87,11 @@ fn ramp(
 /// The ramp measured by pacer-helper (as root: highest priority, energy), with its progress
 /// on stderr; `None` when there is no helper to ask.
 async fn ramp_through_helper(cpus: &[u32], trials: usize) -> anyhow::Result<Option<RampReport>> {
-    use futures_util::StreamExt;
-    let Ok(helper) = helper(false).await else {
+    let Ok(helper) = helper_client::connect(Bus::System).await else {
         return Ok(None);
     };
-    let Ok(mut progress) = helper.receive_measure_progress().await else {
-        return Ok(None);
-    };
-    let printing = async {
-        while let Some(signal) = progress.next().await {
-            if let Ok(args) = signal.args() {
-                eprintln!(
-                    "{}",
-                    fill(
-                        gettext("measuring CPU {cpu}: trial {trial} of {trials}"),
-                        &[
-                            ("cpu", &args.cpu),
-                            ("trial", &args.trial),
-                            ("trials", &args.trials)
-                        ]
-                    )
-                );
-            }
-        }
-    };
-    let measuring = helper.measure_ramp(cpus, trials as u32);
-    let answer = tokio::select! {
-        answer = measuring => answer,
-        () = printing => return Ok(None),
-    };
-    match answer {
-        Ok(json) => Ok(Some(serde_json::from_str(&json)?)),
-        // No helper on the bus, or none that can be activated: measure here.
-        Err(zbus::Error::MethodError(name, _, _))
-            if name.as_str() == "org.freedesktop.DBus.Error.ServiceUnknown" =>
-        {
-            Ok(None)
-        }
-        Err(error) => Err(crate::set::explain(error)),
-    }
-}
-
-/// The power profile in force, for the record of what a measurement ran under (bounded to
-/// a second like every exchange with the bus; `None` without a daemon).
-async fn active_profile() -> Option<String> {
-    let connection = client::connect().await.ok()?;
-    client::read(&connection)
-        .await
-        .state
-        .map(|state| state.active)
+    let trials = u32::try_from(trials).unwrap_or(u32::MAX);
+    Ok(helper_client::measure_ramp(&helper, cpus, trials, say_progress).await?)
 }
 
 fn notes(snapshot: &Snapshot, report: &RampReport) {
@@ -208,7 +146,7 @@ pub fn run_ramp(
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
         notes(&snapshot, &report);
-        print!("{}", table(&[(None, &report)]));
+        print!("{}", RampTable::new(&[(None, &report)]).to_text());
     }
     Ok(())
 }
@@ -258,12 +196,12 @@ pub fn run_wakeup(root: &SysRoot, cpus: &str, trials: usize, json: bool) -> anyh
     println!(
         "  {:32} {}",
         gettext("Round trip, first 10 ms (µs)"),
-        number(&report.round_trip_us.cold, 2)
+        number(report.round_trip_us.cold.as_ref(), 2)
     );
     println!(
         "  {:32} {}",
         gettext("Round trip, steady (µs)"),
-        number(&report.round_trip_us.steady, 2)
+        number(report.round_trip_us.steady.as_ref(), 2)
     );
     println!(
         "  {:32} {}",
@@ -276,235 +214,8 @@ pub fn run_wakeup(root: &SysRoot, cpus: &str, trials: usize, json: bool) -> anyh
         println!(
             "  {:32} {}",
             gettext("Same-CPU control (µs)"),
-            number(&report.same_cpu_control_us, 2)
+            number(report.same_cpu_control_us.as_ref(), 2)
         );
-    }
-    Ok(())
-}
-
-fn core_label(run: &RampRun) -> String {
-    let kind = match run.core_type {
-        Some(CoreType::Performance) => gettext("P-core"),
-        Some(CoreType::Efficiency) => gettext("E-core"),
-        Some(CoreType::LowPower) => gettext("LP E-core"),
-        None => gettext("core"),
-    };
-    fill(
-        gettext("{kind} (CPU {cpu})"),
-        &[("kind", &kind), ("cpu", &run.cpu)],
-    )
-}
-
-fn number(statistic: &Option<Statistic>, digits: usize) -> String {
-    match statistic {
-        Some(s) if s.sd > 0.0 => format!("{:.digits$} ± {:.digits$}", s.mean, s.sd),
-        Some(s) => format!("{:.digits$}", s.mean),
-        None => "—".to_owned(),
-    }
-}
-
-/// The seed's table: a row per window and figure, a column per (setting, CPU).
-fn table(reports: &[(Option<&str>, &RampReport)]) -> String {
-    let mut columns: Vec<(String, &RampRun)> = Vec::new();
-    for (setting, report) in reports {
-        for run in &report.runs {
-            let label = match setting {
-                Some(setting) => format!("{setting} {}", core_label(run)),
-                None => core_label(run),
-            };
-            columns.push((label, run));
-        }
-    }
-    let mut rows: Vec<(String, Vec<String>)> = Vec::new();
-    let mut section = |title: String| rows.push((title, Vec::new()));
-    section(gettext("Ramp-up (average throughput in window / steady):"));
-    for (index, end) in pacer_bench::trace::WINDOWS_MS.iter().enumerate() {
-        rows.push((
-            fill(gettext("  0-{end} ms (%)"), &[("end", end)]),
-            columns
-                .iter()
-                .map(|(_, run)| number(&run.windows.get(index).and_then(|w| w.pct), 1))
-                .collect(),
-        ));
-    }
-    rows.push((
-        gettext("Convergence to 95% (ms)"),
-        columns.iter().map(|(_, r)| number(&r.t95_ms, 0)).collect(),
-    ));
-    rows.push((gettext("Steady-state:"), Vec::new()));
-    rows.push((
-        gettext("  Throughput (Mops/s)"),
-        columns
-            .iter()
-            .map(|(_, r)| number(&r.steady_mops, 1))
-            .collect(),
-    ));
-    rows.push((gettext("Energy:"), Vec::new()));
-    rows.push((
-        gettext("  Average power (W)"),
-        columns.iter().map(|(_, r)| number(&r.power_w, 2)).collect(),
-    ));
-    rows.push((
-        gettext("  Efficiency (J/Gop)"),
-        columns
-            .iter()
-            .map(|(_, r)| number(&r.j_per_gop, 3))
-            .collect(),
-    ));
-
-    let label_width = rows
-        .iter()
-        .map(|(label, _)| label.chars().count())
-        .max()
-        .unwrap_or(0)
-        + 2;
-    let widths: Vec<usize> = columns
-        .iter()
-        .enumerate()
-        .map(|(index, (label, _))| {
-            rows.iter()
-                .filter_map(|(_, cells)| cells.get(index))
-                .map(|cell| cell.chars().count())
-                .chain([label.chars().count()])
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
-    let mut out = String::new();
-    let mut header = " ".repeat(label_width);
-    for ((label, _), width) in columns.iter().zip(&widths) {
-        let _ = write!(header, "{label:>width$}  ");
-    }
-    let _ = writeln!(out, "{}", header.trim_end());
-    for (label, cells) in &rows {
-        let mut line = format!("{label:label_width$}");
-        for (cell, width) in cells.iter().zip(&widths) {
-            let _ = write!(line, "{cell:>width$}  ");
-        }
-        let _ = writeln!(out, "{}", line.trim_end());
-    }
-    if let Some((_, report)) = reports.first() {
-        let _ = writeln!(out, "{}", settings_line(&report.settings, report.simulated));
-    }
-    out
-}
-
-fn settings_line(settings: &Settings, simulated: bool) -> String {
-    if settings.driver.is_none() {
-        return gettext("Settings: no CPU frequency scaling");
-    }
-    let unknown = || "?".to_owned();
-    let mut text = fill(
-        gettext(
-            "Settings: {driver} {mode}, governor {governor}, EPP {epp}, EAS {eas}, turbo {turbo}",
-        ),
-        &[
-            ("driver", &settings.driver.clone().unwrap_or_else(unknown)),
-            ("mode", &settings.mode.clone().unwrap_or_default()),
-            (
-                "governor",
-                &settings.governor.clone().unwrap_or_else(unknown),
-            ),
-            (
-                "epp",
-                &settings.epp.clone().unwrap_or_else(|| "—".to_owned()),
-            ),
-            (
-                "eas",
-                &settings.eas.map_or_else(
-                    unknown,
-                    |on| if on { gettext("on") } else { gettext("off") },
-                ),
-            ),
-            (
-                "turbo",
-                &settings.boost.map_or_else(unknown, |on| {
-                    if on {
-                        gettext("on")
-                    } else {
-                        gettext("off")
-                    }
-                }),
-            ),
-        ],
-    );
-    if simulated {
-        text += &gettext(" (simulated machine: figures from its model)");
-    }
-    text
-}
-
-/// One column of a comparison.
-#[derive(Debug, Serialize)]
-struct Column {
-    setting: std::collections::BTreeMap<String, String>,
-    result: RampReport,
-}
-
-#[derive(Debug, Serialize)]
-struct Comparison {
-    schema: u32,
-    kind: &'static str,
-    columns: Vec<Column>,
-    restored: bool,
-}
-
-const SETTING_KEYS: [&str; 5] = ["mode", "governor", "epp", "eas", "boost"];
-
-fn parse_setting(text: &str) -> anyhow::Result<std::collections::BTreeMap<String, String>> {
-    let mut setting = std::collections::BTreeMap::new();
-    for part in text.split(',').filter(|p| !p.trim().is_empty()) {
-        let Some((key, value)) = part.split_once('=') else {
-            bail!(fill(gettext("{part} is not key=value"), &[("part", &part)]));
-        };
-        let key = key.trim();
-        if !SETTING_KEYS.contains(&key) {
-            bail!(fill(
-                gettext("{key} is not a setting (governor, epp, mode, eas, boost)"),
-                &[("key", &key)]
-            ));
-        }
-        setting.insert(key.to_owned(), value.trim().to_owned());
-    }
-    if setting.is_empty() {
-        bail!(gettext("an empty --setting"));
-    }
-    Ok(setting)
-}
-
-async fn apply(
-    helper: &pacer_dbus::Helper1Proxy<'static>,
-    root: &SysRoot,
-    setting: &std::collections::BTreeMap<String, String>,
-) -> anyhow::Result<()> {
-    let on = |value: &str| matches!(value, "on" | "1" | "true" | "yes");
-    // The mode first: switching it resets the governors.
-    for key in SETTING_KEYS {
-        let Some(value) = setting.get(key) else {
-            continue;
-        };
-        let snapshot = Snapshot::read(root)?;
-        let all: Vec<u32> = snapshot
-            .policies
-            .iter()
-            .filter(|p| p.is_active())
-            .map(|p| p.id)
-            .collect();
-        match key {
-            "mode" => drop(call(helper.set_driver_mode(value)).await?),
-            "governor" => drop(call(helper.set_governor(&all, value)).await?),
-            "epp" => {
-                let with_epp: Vec<u32> = snapshot
-                    .policies
-                    .iter()
-                    .filter(|p| p.is_active() && p.epp.is_some())
-                    .map(|p| p.id)
-                    .collect();
-                drop(call(helper.set_epp(&with_epp, value)).await?);
-            }
-            "eas" => drop(call(helper.set_eas(on(value))).await?),
-            _ => drop(call(helper.set_boost(&all, on(value))).await?),
-        }
     }
     Ok(())
 }
@@ -517,58 +228,41 @@ pub async fn run_compare(
     json: bool,
     session: bool,
 ) -> anyhow::Result<()> {
-    let parsed: Vec<_> = settings
+    let parsed: Vec<Setting> = settings
         .iter()
         .map(|s| parse_setting(s))
-        .collect::<anyhow::Result<_>>()?;
+        .collect::<Result<_, _>>()?;
     let snapshot = Snapshot::read(root)?;
     let cpus = cpus(&snapshot, wanted)?;
-    let helper = helper(session).await?;
-    let saved = call(helper.save_settings()).await?;
-    let measured = {
-        let root = SysRoot::new(root.root());
-        let helper = helper.clone();
-        async move {
-            let mut columns = Vec::new();
-            for setting in parsed {
-                apply(&helper, &root, &setting).await?;
-                // The helper measures (as root: highest priority, energy).
-                let json = call(helper.measure_ramp(&cpus, trials as u32)).await?;
-                let mut result: RampReport = serde_json::from_str(&json)?;
-                result.settings.profile = active_profile().await;
-                columns.push(Column { setting, result });
-            }
-            anyhow::Ok(columns)
-        }
-    };
+    let helper = helper_client::connect(crate::set::bus(session)).await?;
     // Ctrl+C stops the measurement; the settings come back either way.
-    let outcome = tokio::select! {
-        outcome = measured => outcome,
-        _ = tokio::signal::ctrl_c() => {
-            let _ = helper.cancel_measurement().await;
-            Err(anyhow::anyhow!(gettext("interrupted")))
+    let interrupted = async {
+        if tokio::signal::ctrl_c().await.is_err() {
+            // No signal handler: nothing can interrupt, so never resolve.
+            std::future::pending::<()>().await;
         }
     };
-    let restored = call(helper.restore_settings(saved)).await;
-    let columns = outcome?;
-    restored?;
-    let comparison = Comparison {
-        schema: report::SCHEMA,
-        kind: "compare",
-        columns,
-        restored: true,
-    };
+    let comparison = helper_client::compare(
+        &helper,
+        root,
+        parsed,
+        &cpus,
+        u32::try_from(trials).unwrap_or(u32::MAX),
+        |_, _, _, _| {},
+        interrupted,
+    )
+    .await?;
     if json {
         println!("{}", serde_json::to_string_pretty(&comparison)?);
     } else {
-        let labels: Vec<String> = settings.to_vec();
+        // Columns are labelled as the user typed the settings.
         let reports: Vec<(Option<&str>, &RampReport)> = comparison
             .columns
             .iter()
-            .zip(&labels)
+            .zip(settings)
             .map(|(column, label)| (Some(label.as_str()), &column.result))
             .collect();
-        print!("{}", table(&reports));
+        print!("{}", RampTable::new(&reports).to_text());
         println!(
             "{}",
             gettext("The settings from before the comparison are restored.")

@@ -1,7 +1,5 @@
 //! `pacerctl set` and `pacerctl fix`: changes go through pacer-helper, which asks polkit.
 
-use std::time::Duration;
-
 use anyhow::{bail, Context};
 use pacer_core::findings::FixAction;
 use pacer_core::i18n::{fill, gettext};
@@ -10,7 +8,8 @@ use pacer_core::profile::client;
 use pacer_core::status::Status;
 use pacer_core::values::CoreType;
 use pacer_core::{CpuSet, SysRoot};
-use pacer_dbus::{Helper1Proxy, HelperError, PolicyValue};
+use pacer_dbus::client::{self as helper_client, call, Bus};
+use pacer_dbus::{Helper1Proxy, PolicyValue};
 
 use crate::cli::{OnOff, PolicyTarget, Setting};
 
@@ -20,54 +19,17 @@ async fn connect(
     session: bool,
 ) -> anyhow::Result<Helper1Proxy<'static>> {
     if connected.is_none() {
-        *connected = Some(helper(session).await?);
+        *connected = Some(helper_client::connect(bus(session)).await?);
     }
     connected.clone().context("the helper")
 }
 
-/// A change may wait for the user to type a password in polkit's dialog.
-const CALL_LIMIT: Duration = Duration::from_secs(120);
-
-pub async fn helper(session: bool) -> anyhow::Result<Helper1Proxy<'static>> {
-    let connection = if session {
-        zbus::Connection::session().await
+/// The bus `--session` asks for.
+pub fn bus(session: bool) -> Bus {
+    if session {
+        Bus::Session
     } else {
-        zbus::Connection::system().await
-    }
-    .context(gettext("cannot connect to the bus"))?;
-    Ok(Helper1Proxy::new(&connection).await?)
-}
-
-/// The helper's answer, as a one-line error a user can act on.
-pub fn explain(error: zbus::Error) -> anyhow::Error {
-    match HelperError::from_call(error) {
-        HelperError::ZBus(zbus::Error::MethodError(name, _, _))
-            if name.as_str() == "org.freedesktop.DBus.Error.ServiceUnknown" =>
-        {
-            anyhow::anyhow!(gettext(
-                "pacer-helper is not installed (see the README's install section); Pacer can only read without it"
-            ))
-        }
-        HelperError::NotAuthorized(message) => {
-            anyhow::anyhow!(fill(
-                gettext("not allowed: {message}"),
-                &[("message", &message)]
-            ))
-        }
-        HelperError::Busy(message) => anyhow::anyhow!(fill(
-            gettext("the kernel refuses for now: {message}"),
-            &[("message", &message)]
-        )),
-        other => anyhow::anyhow!(other.message()),
-    }
-}
-
-pub async fn call<T>(
-    future: impl std::future::Future<Output = zbus::Result<T>>,
-) -> anyhow::Result<T> {
-    match tokio::time::timeout(CALL_LIMIT, future).await {
-        Ok(result) => result.map_err(explain),
-        Err(_) => bail!(gettext("pacer-helper did not answer within two minutes")),
+        Bus::System
     }
 }
 
@@ -125,7 +87,7 @@ pub async fn set(
     session: bool,
 ) -> anyhow::Result<()> {
     let snapshot = Snapshot::read(root)?;
-    let helper = helper(session).await?;
+    let helper = helper_client::connect(bus(session)).await?;
     match setting {
         Setting::Governor { value } => {
             let ids = policies(&snapshot, target)?;

@@ -1,0 +1,227 @@
+//! A comparison: the same ramp measured under several settings, in the schema-1 JSON
+//! contract of DESIGN.md (`{schema, kind: "compare", columns: [{setting, result}], restored}`),
+//! and the settings themselves (`governor=schedutil,epp=power`).
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::str::FromStr;
+
+use pacer_core::i18n::{fill, gettext};
+use serde::{Deserialize, Serialize};
+
+use crate::report::{RampReport, SCHEMA};
+use crate::table::RampTable;
+
+/// The keys a setting may have, in the order they are applied: the driver's mode first,
+/// because switching it resets the governors.
+pub const SETTING_KEYS: [&str; 5] = ["mode", "governor", "epp", "eas", "boost"];
+
+/// What a comparison switches to for one column: some of `mode`, `governor`, `epp`, `eas`
+/// and `boost`, each with the value to write. In JSON a plain object (`{"epp": "power"}`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(
+    try_from = "BTreeMap<String, String>",
+    into = "BTreeMap<String, String>"
+)]
+pub struct Setting(BTreeMap<String, String>);
+
+/// Why a text or a key is not a setting.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SettingError {
+    /// A part without `=`.
+    #[error("{}", fill(gettext("{part} is not key=value"), &[("part", .0)]))]
+    NotKeyValue(String),
+    /// A key outside [`SETTING_KEYS`].
+    #[error("{}", fill(
+        gettext("{key} is not a setting (governor, epp, mode, eas, boost)"),
+        &[("key", .0)]
+    ))]
+    UnknownKey(String),
+    /// Nothing to switch.
+    #[error("{}", gettext("an empty --setting"))]
+    Empty,
+}
+
+impl Setting {
+    /// Sets `key` to `value`; refuses keys outside [`SETTING_KEYS`].
+    pub fn insert(&mut self, key: &str, value: &str) -> Result<(), SettingError> {
+        if !SETTING_KEYS.contains(&key) {
+            return Err(SettingError::UnknownKey(key.to_owned()));
+        }
+        self.0.insert(key.to_owned(), value.to_owned());
+        Ok(())
+    }
+
+    pub fn get(&self, key: &str) -> Option<&str> {
+        self.0.get(key).map(String::as_str)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The keys and values in the order they are applied ([`SETTING_KEYS`]).
+    pub fn iter(&self) -> impl Iterator<Item = (&'static str, &str)> + '_ {
+        SETTING_KEYS
+            .iter()
+            .filter_map(|&key| Some((key, self.get(key)?)))
+    }
+
+    /// `governor=performance,epp=power`: the text [`parse_setting`] reads, in the order the
+    /// keys are applied.
+    pub fn label(&self) -> String {
+        self.iter()
+            .map(|(key, value)| format!("{key}={value}"))
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+}
+
+/// Reads `key=value[,key=value…]`, as `pacerctl measure compare --setting` takes it.
+pub fn parse_setting(text: &str) -> Result<Setting, SettingError> {
+    let mut setting = Setting::default();
+    for part in text.split(',').filter(|p| !p.trim().is_empty()) {
+        let Some((key, value)) = part.split_once('=') else {
+            return Err(SettingError::NotKeyValue(part.to_owned()));
+        };
+        setting.insert(key.trim(), value.trim())?;
+    }
+    if setting.is_empty() {
+        return Err(SettingError::Empty);
+    }
+    Ok(setting)
+}
+
+impl FromStr for Setting {
+    type Err = SettingError;
+    fn from_str(text: &str) -> Result<Setting, SettingError> {
+        parse_setting(text)
+    }
+}
+
+impl fmt::Display for Setting {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.label())
+    }
+}
+
+// A document read back (a saved comparison) holds only keys this version can apply.
+impl TryFrom<BTreeMap<String, String>> for Setting {
+    type Error = SettingError;
+    fn try_from(map: BTreeMap<String, String>) -> Result<Setting, SettingError> {
+        let mut setting = Setting::default();
+        for (key, value) in &map {
+            setting.insert(key, value)?;
+        }
+        if setting.is_empty() {
+            return Err(SettingError::Empty);
+        }
+        Ok(setting)
+    }
+}
+
+impl From<Setting> for BTreeMap<String, String> {
+    fn from(setting: Setting) -> Self {
+        setting.0
+    }
+}
+
+/// One column of a comparison: the setting and the ramp measured under it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Column {
+    pub setting: Setting,
+    pub result: RampReport,
+}
+
+/// The ramp under several settings; `restored`: the settings from before are back.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Comparison {
+    pub schema: u32,
+    /// Always `"compare"`.
+    pub kind: String,
+    pub columns: Vec<Column>,
+    pub restored: bool,
+}
+
+impl Comparison {
+    pub fn new(columns: Vec<Column>, restored: bool) -> Comparison {
+        Comparison {
+            schema: SCHEMA,
+            kind: "compare".to_owned(),
+            columns,
+            restored,
+        }
+    }
+
+    /// The table of all columns, each labelled with its setting.
+    pub fn table(&self) -> RampTable {
+        let labels: Vec<String> = self.columns.iter().map(|c| c.setting.label()).collect();
+        let reports: Vec<(Option<&str>, &RampReport)> = self
+            .columns
+            .iter()
+            .zip(&labels)
+            .map(|(column, label)| (Some(label.as_str()), &column.result))
+            .collect();
+        RampTable::new(&reports)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn settings_parse_and_label_in_the_order_they_apply() {
+        let setting = parse_setting(" epp = power , governor=performance,").unwrap();
+        assert_eq!(setting.get("epp"), Some("power"));
+        assert_eq!(setting.label(), "governor=performance,epp=power");
+        assert_eq!(setting.label().parse::<Setting>().unwrap(), setting);
+    }
+
+    #[test]
+    fn bad_settings_say_what_is_wrong() {
+        assert_eq!(
+            parse_setting("colour=blue"),
+            Err(SettingError::UnknownKey("colour".into()))
+        );
+        assert_eq!(
+            parse_setting("colour=blue").unwrap_err().to_string(),
+            "colour is not a setting (governor, epp, mode, eas, boost)"
+        );
+        assert_eq!(
+            parse_setting("epp=power,turbo").unwrap_err().to_string(),
+            "turbo is not key=value"
+        );
+        assert_eq!(parse_setting(""), Err(SettingError::Empty));
+        assert_eq!(parse_setting(" , "), Err(SettingError::Empty));
+        let mut setting = Setting::default();
+        assert!(setting.insert("mode", "passive").is_ok());
+        assert!(setting.insert("scheduler", "eevdf").is_err());
+    }
+
+    #[test]
+    fn a_comparison_reads_back_what_it_wrote() {
+        let comparison = Comparison::new(
+            vec![Column {
+                setting: parse_setting("epp=performance").unwrap(),
+                result: crate::table::tests::report(),
+            }],
+            true,
+        );
+        let json = serde_json::to_value(&comparison).unwrap();
+        assert_eq!(json["kind"], "compare");
+        assert_eq!(json["columns"][0]["setting"]["epp"], "performance");
+        let back: Comparison = serde_json::from_value(json).unwrap();
+        assert_eq!(back, comparison);
+        let bad = serde_json::json!({"schema": 1, "kind": "compare", "restored": true,
+            "columns": [{"setting": {"colour": "blue"}, "result": back.columns[0].result}]});
+        assert!(serde_json::from_value::<Comparison>(bad).is_err());
+        assert_eq!(
+            comparison.table().columns,
+            [
+                "epp=performance P-core (CPU 3)",
+                "epp=performance E-core (CPU 15)"
+            ]
+        );
+    }
+}

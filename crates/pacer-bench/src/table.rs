@@ -1,0 +1,420 @@
+//! The seed's table of a ramp measurement as a model: column labels (setting and core) and
+//! rows of formatted figures (a row per window and figure), laid out as text by `pacerctl`,
+//! in a grid by the window, and written as CSV for export.
+
+use std::fmt::Write as _;
+
+use pacer_core::i18n::{fill, gettext};
+use pacer_core::values::CoreType;
+
+use crate::report::{RampReport, RampRun, Settings};
+use crate::stats::Statistic;
+use crate::trace::WINDOWS_MS;
+
+/// What a missing figure shows.
+const MISSING: &str = "—";
+
+/// One row: a section heading (no cells), or a figure with one cell per column.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TableRow {
+    /// Translated, without layout.
+    pub label: String,
+    /// Formatted figures, one per column (`—` where there is none); empty for a heading.
+    pub cells: Vec<String>,
+    /// A heading (`Energy:`), followed by its figures.
+    pub section: bool,
+    /// A figure under a heading, set in by two spaces in text.
+    pub indented: bool,
+}
+
+/// The table of one or more ramp reports: a column per (setting, CPU).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RampTable {
+    /// `P-core (CPU 7)`, or `epp=power P-core (CPU 7)` in a comparison.
+    pub columns: Vec<String>,
+    pub rows: Vec<TableRow>,
+    /// The settings of the first report (`Settings: intel_pstate active, …`); empty without
+    /// reports.
+    pub settings_line: String,
+}
+
+/// `P-core (CPU 7)`.
+pub fn core_label(run: &RampRun) -> String {
+    let kind = match run.core_type {
+        Some(CoreType::Performance) => gettext("P-core"),
+        Some(CoreType::Efficiency) => gettext("E-core"),
+        Some(CoreType::LowPower) => gettext("LP E-core"),
+        None => gettext("core"),
+    };
+    fill(
+        gettext("{kind} (CPU {cpu})"),
+        &[("kind", &kind), ("cpu", &run.cpu)],
+    )
+}
+
+/// `12.3 ± 0.4` with `digits` decimals; the mean alone without spread; `—` without a value.
+pub fn number(statistic: Option<&Statistic>, digits: usize) -> String {
+    match statistic {
+        Some(s) if s.sd > 0.0 => format!("{:.digits$} ± {:.digits$}", s.mean, s.sd),
+        Some(s) => format!("{:.digits$}", s.mean),
+        None => MISSING.to_owned(),
+    }
+}
+
+/// `Settings: intel_pstate active, governor powersave, EPP balance_performance, EAS off,
+/// turbo on`, and whether the figures come from a simulated machine's model.
+pub fn settings_line(settings: &Settings, simulated: bool) -> String {
+    if settings.driver.is_none() {
+        return gettext("Settings: no CPU frequency scaling");
+    }
+    let unknown = || "?".to_owned();
+    let on_off = |on: Option<bool>| {
+        on.map_or_else(
+            unknown,
+            |on| if on { gettext("on") } else { gettext("off") },
+        )
+    };
+    let mut text = fill(
+        gettext(
+            "Settings: {driver} {mode}, governor {governor}, EPP {epp}, EAS {eas}, turbo {turbo}",
+        ),
+        &[
+            ("driver", &settings.driver.clone().unwrap_or_else(unknown)),
+            ("mode", &settings.mode.clone().unwrap_or_default()),
+            (
+                "governor",
+                &settings.governor.clone().unwrap_or_else(unknown),
+            ),
+            (
+                "epp",
+                &settings.epp.clone().unwrap_or_else(|| MISSING.to_owned()),
+            ),
+            ("eas", &on_off(settings.eas)),
+            ("turbo", &on_off(settings.boost)),
+        ],
+    );
+    if simulated {
+        text += &gettext(" (simulated machine: figures from its model)");
+    }
+    text
+}
+
+impl RampTable {
+    /// The table of `reports`, each with the label of the setting it ran under (`None` for
+    /// a single measurement).
+    pub fn new(reports: &[(Option<&str>, &RampReport)]) -> RampTable {
+        let mut columns = Vec::new();
+        let mut runs: Vec<&RampRun> = Vec::new();
+        for (setting, report) in reports {
+            for run in &report.runs {
+                columns.push(match setting {
+                    Some(setting) => format!("{setting} {}", core_label(run)),
+                    None => core_label(run),
+                });
+                runs.push(run);
+            }
+        }
+        let mut rows = Vec::new();
+        let heading = |label: String| TableRow {
+            label,
+            cells: Vec::new(),
+            section: true,
+            indented: false,
+        };
+        let figure = |label: String, indented: bool, cell: &dyn Fn(&RampRun) -> String| TableRow {
+            label,
+            cells: runs.iter().map(|run| cell(run)).collect(),
+            section: false,
+            indented,
+        };
+        rows.push(heading(gettext(
+            "Ramp-up (average throughput in window / steady):",
+        )));
+        for (index, end) in WINDOWS_MS.iter().enumerate() {
+            // A report from an older helper may have fewer windows: a dash, not a panic.
+            rows.push(figure(
+                fill(gettext("0-{end} ms (%)"), &[("end", end)]),
+                true,
+                &|run| number(run.windows.get(index).and_then(|w| w.pct.as_ref()), 1),
+            ));
+        }
+        rows.push(figure(gettext("Convergence to 95% (ms)"), false, &|run| {
+            number(run.t95_ms.as_ref(), 0)
+        }));
+        rows.push(heading(gettext("Steady-state:")));
+        rows.push(figure(gettext("Throughput (Mops/s)"), true, &|run| {
+            number(run.steady_mops.as_ref(), 1)
+        }));
+        rows.push(heading(gettext("Energy:")));
+        rows.push(figure(gettext("Average power (W)"), true, &|run| {
+            number(run.power_w.as_ref(), 2)
+        }));
+        rows.push(figure(gettext("Efficiency (J/Gop)"), true, &|run| {
+            number(run.j_per_gop.as_ref(), 3)
+        }));
+        let settings_line = reports
+            .first()
+            .map(|(_, report)| settings_line(&report.settings, report.simulated))
+            .unwrap_or_default();
+        RampTable {
+            columns,
+            rows,
+            settings_line,
+        }
+    }
+
+    /// The table as the seed prints it: labels on the left, figures right-aligned under
+    /// their column's label, the settings below.
+    pub fn to_text(&self) -> String {
+        let labels: Vec<String> = self
+            .rows
+            .iter()
+            .map(|row| {
+                if row.indented {
+                    format!("  {}", row.label)
+                } else {
+                    row.label.clone()
+                }
+            })
+            .collect();
+        let label_width = labels
+            .iter()
+            .map(|label| label.chars().count())
+            .max()
+            .unwrap_or(0)
+            + 2;
+        let widths: Vec<usize> = self
+            .columns
+            .iter()
+            .enumerate()
+            .map(|(index, label)| {
+                self.rows
+                    .iter()
+                    .filter_map(|row| row.cells.get(index))
+                    .map(|cell| cell.chars().count())
+                    .chain([label.chars().count()])
+                    .max()
+                    .unwrap_or(0)
+            })
+            .collect();
+        let mut out = String::new();
+        let mut header = " ".repeat(label_width);
+        for (label, width) in self.columns.iter().zip(&widths) {
+            let _ = write!(header, "{label:>width$}  ");
+        }
+        let _ = writeln!(out, "{}", header.trim_end());
+        for (label, row) in labels.iter().zip(&self.rows) {
+            let mut line = format!("{label:label_width$}");
+            for (cell, width) in row.cells.iter().zip(&widths) {
+                let _ = write!(line, "{cell:>width$}  ");
+            }
+            let _ = writeln!(out, "{}", line.trim_end());
+        }
+        if !self.settings_line.is_empty() {
+            let _ = writeln!(out, "{}", self.settings_line);
+        }
+        out
+    }
+
+    /// The table as CSV (RFC 4180: CRLF line ends, fields quoted where they hold a comma, a
+    /// quote or a line break): a header of an empty field and the column labels, then a
+    /// line per row, headings with empty cells so every line has as many fields.
+    pub fn to_csv(&self) -> String {
+        let mut out = String::new();
+        let mut line = |label: &str, cells: &mut dyn Iterator<Item = &str>| {
+            out += &csv_field(label);
+            for cell in cells {
+                out.push(',');
+                out += &csv_field(cell);
+            }
+            out += "\r\n";
+        };
+        line("", &mut self.columns.iter().map(String::as_str));
+        for row in &self.rows {
+            let mut cells = row
+                .cells
+                .iter()
+                .map(String::as_str)
+                .chain(std::iter::repeat(""))
+                .take(self.columns.len());
+            line(&row.label, &mut cells);
+        }
+        out
+    }
+}
+
+/// One CSV field, quoted (and its quotes doubled) only where it has to be.
+fn csv_field(text: &str) -> String {
+    if text.contains([',', '"', '\r', '\n']) {
+        format!("\"{}\"", text.replace('"', "\"\""))
+    } else {
+        text.to_owned()
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::report::Window;
+
+    fn exact(mean: f64, sd: f64) -> Option<Statistic> {
+        Some(Statistic {
+            mean,
+            sd,
+            min: mean,
+            max: mean,
+        })
+    }
+
+    /// A P-core run with figures and spread, and an E-core run missing its energy and all
+    /// but two windows.
+    pub(crate) fn report() -> RampReport {
+        let run = |cpu, core_type, windows: usize| RampRun {
+            cpu,
+            core_type: Some(core_type),
+            trials: 3,
+            idle_wait_ms: 300.0,
+            sample_period_us: Some(2.0),
+            sampling_overhead_pct: Some(1.0),
+            windows: WINDOWS_MS
+                .iter()
+                .take(windows)
+                .map(|&end_ms| Window {
+                    end_ms,
+                    pct: exact(50.0 + end_ms as f64 / 10.0, 0.5),
+                })
+                .collect(),
+            t95_ms: exact(5.0, 0.0),
+            steady_mops: exact(587.5, 0.0),
+            power_w: None,
+            j_per_gop: None,
+        };
+        let mut p_core = run(3, CoreType::Performance, WINDOWS_MS.len());
+        p_core.power_w = exact(12.5, 0.25);
+        p_core.j_per_gop = exact(0.021, 0.0);
+        RampReport {
+            schema: crate::report::SCHEMA,
+            kind: "ramp".into(),
+            simulated: false,
+            settings: Settings {
+                driver: Some("intel_pstate".into()),
+                mode: Some("active".into()),
+                governor: Some("powersave".into()),
+                epp: None,
+                eas: Some(false),
+                boost: None,
+                profile: None,
+            },
+            runs: vec![p_core, run(15, CoreType::Efficiency, 2)],
+        }
+    }
+
+    #[test]
+    fn a_column_per_setting_and_cpu_and_a_row_per_figure() {
+        let report = report();
+        let table = RampTable::new(&[(None, &report), (Some("epp=power"), &report)]);
+        assert_eq!(
+            table.columns,
+            [
+                "P-core (CPU 3)",
+                "E-core (CPU 15)",
+                "epp=power P-core (CPU 3)",
+                "epp=power E-core (CPU 15)"
+            ]
+        );
+        // A heading, 7 windows and the convergence; a heading and throughput; a heading,
+        // power and efficiency.
+        assert_eq!(table.rows.len(), 14);
+        let headings: Vec<&str> = table
+            .rows
+            .iter()
+            .filter(|row| row.section)
+            .map(|row| row.label.as_str())
+            .collect();
+        assert_eq!(
+            headings,
+            [
+                "Ramp-up (average throughput in window / steady):",
+                "Steady-state:",
+                "Energy:"
+            ]
+        );
+        for row in &table.rows {
+            assert_eq!(row.cells.len(), if row.section { 0 } else { 4 }, "{row:?}");
+        }
+        assert_eq!(table.rows[1].label, "0-5 ms (%)");
+        assert_eq!(table.rows[1].cells[0], "50.5 ± 0.5");
+        assert_eq!(table.rows[8].cells[0], "5");
+        assert_eq!(
+            table.settings_line,
+            "Settings: intel_pstate active, governor powersave, EPP —, EAS off, turbo ?"
+        );
+    }
+
+    #[test]
+    fn missing_figures_are_dashes() {
+        let report = report();
+        let table = RampTable::new(&[(None, &report)]);
+        let cells = |label: &str| {
+            table
+                .rows
+                .iter()
+                .find(|row| row.label == label)
+                .map(|row| row.cells.clone())
+                .unwrap()
+        };
+        assert_eq!(cells("0-10 ms (%)")[1], "51.0 ± 0.5");
+        assert_eq!(cells("0-20 ms (%)"), ["52.0 ± 0.5", "—"]);
+        assert_eq!(cells("Average power (W)"), ["12.50 ± 0.25", "—"]);
+        assert_eq!(cells("Efficiency (J/Gop)"), ["0.021", "—"]);
+    }
+
+    #[test]
+    fn text_sets_figures_in_and_aligns_them_right() {
+        let report = report();
+        let text = RampTable::new(&[(None, &report)]).to_text();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 16);
+        assert_eq!(
+            lines[0],
+            "                                                  P-core (CPU 3)  E-core (CPU 15)"
+        );
+        assert_eq!(lines[1], "Ramp-up (average throughput in window / steady):");
+        assert_eq!(
+            lines[2],
+            "  0-5 ms (%)                                          50.5 ± 0.5       50.5 ± 0.5"
+        );
+        assert_eq!(
+            lines[9],
+            "Convergence to 95% (ms)                                        5                5"
+        );
+        assert!(lines[15].starts_with("Settings: intel_pstate"));
+        // Without reports: an empty header line and no settings.
+        let empty = RampTable::new(&[]).to_text();
+        assert!(empty.starts_with("\nRamp-up"));
+        assert!(empty.ends_with("Efficiency (J/Gop)\n"));
+    }
+
+    #[test]
+    fn csv_quotes_what_needs_it() {
+        let report = report();
+        let table = RampTable::new(&[(Some("governor=schedutil,epp=\"power\""), &report)]);
+        let csv = table.to_csv();
+        let lines: Vec<&str> = csv.split_terminator("\r\n").collect();
+        assert_eq!(lines.len(), 1 + 14);
+        assert_eq!(
+            lines[0],
+            ",\"governor=schedutil,epp=\"\"power\"\" P-core (CPU 3)\",\
+             \"governor=schedutil,epp=\"\"power\"\" E-core (CPU 15)\""
+        );
+        assert_eq!(
+            lines[1],
+            "Ramp-up (average throughput in window / steady):,,"
+        );
+        assert_eq!(lines[2], "0-5 ms (%),50.5 ± 0.5,50.5 ± 0.5");
+        assert_eq!(lines[4], "0-20 ms (%),52.0 ± 0.5,—");
+        assert!(csv.ends_with("Efficiency (J/Gop),0.021,—\r\n"));
+        assert_eq!(csv_field("a\nb"), "\"a\nb\"");
+        assert_eq!(csv_field("plain"), "plain");
+    }
+}
