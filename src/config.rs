@@ -11,3 +11,9 @@ pub const LOCALEDIR: &str = match option_env!("PACER_LOCALEDIR") {
     Some(dir) => dir,
     None => "/usr/share/locale",
 };
+
+/// Where `pacer-helper` is installed (the demo on a simulated machine runs its own).
+pub const LIBEXECDIR: &str = match option_env!("PACER_LIBEXECDIR") {
+    Some(dir) => dir,
+    None => "/usr/libexec",
+};

@@ -1,36 +1,74 @@
 //! Which machine the window shows: the real one, a tree under `--sysfs-root`, or a simulated
-//! machine kept moving for as long as the window runs.
+//! machine kept moving while someone looks at it.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use pacer_core::sim::{MachineRoot, SimError, Ticker};
+use pacer_core::i18n::gettext;
+use pacer_core::sim::{MachineRoot, SimError, Ticker, MODELS};
+
+/// The simulated machine offered where this computer has no CPU frequency control.
+pub const OFFERED_MODEL: &str = "intel-hybrid";
 
 #[derive(Debug)]
 pub struct Machine {
     // The ticker stops before the directory it writes goes away.
-    _ticker: Option<Ticker>,
+    ticker: Option<Ticker>,
     root: MachineRoot,
+    model: Option<String>,
 }
 
 impl Machine {
     pub fn choose(
         sysfs_root: Option<PathBuf>,
         simulate: Option<&str>,
+        period: Duration,
     ) -> Result<Machine, SimError> {
         let root = MachineRoot::choose(sysfs_root.as_deref(), simulate)?;
-        // The window samples at about 10 Hz; the simulated machine moves at the same pace.
         let ticker = root
             .simulated()
             .cloned()
-            .map(|dir| Ticker::start(dir, 1, Duration::from_millis(100)));
+            .map(|dir| Ticker::start(dir, 1, period));
+        let model = root
+            .simulated()
+            .and_then(|dir| dir.machine().ok())
+            .map(|machine| machine.model);
         Ok(Machine {
-            _ticker: ticker,
+            ticker,
             root,
+            model,
         })
     }
 
     pub fn root(&self) -> &Path {
         self.root.root()
+    }
+
+    pub fn is_simulated(&self) -> bool {
+        self.root.simulated().is_some()
+    }
+
+    /// The simulated model's name, as given to `--simulate`.
+    pub fn model(&self) -> Option<&str> {
+        self.model.as_deref()
+    }
+
+    /// The simulated model in a line, translated.
+    pub fn model_description(&self) -> Option<String> {
+        let name = self.model.as_deref()?;
+        let model = MODELS.iter().find(|model| model.name == name)?;
+        Some(gettext(model.description))
+    }
+
+    /// A simulated machine moves only while it is watched, at the pace it is sampled.
+    pub fn set_pace(&self, watched: bool, period: Duration) {
+        if let Some(ticker) = &self.ticker {
+            ticker.set_period(period);
+            if watched {
+                ticker.resume();
+            } else {
+                ticker.pause();
+            }
+        }
     }
 }

@@ -1,15 +1,32 @@
 //! Pacer's window: the CPU's power state at a glance.
 
+mod a11y;
+mod banner;
+mod change;
 mod config;
+mod cpus;
+mod feed;
+mod helper;
 mod machine;
+mod measure;
+mod overview;
+mod plot;
 mod window;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
 
 use clap::Parser;
 use pacer_core::i18n;
 use relm4::RelmApp;
+
+/// When the program started, for the log line saying how long the first frame took.
+pub static STARTED: OnceLock<Instant> = OnceLock::new();
+
+/// The window's own look: the banner's colours.
+const STYLE: &str = include_str!("style.css");
 
 /// Command-line options. GTK's own options are not offered: Pacer has none to pass on.
 #[derive(Debug, Parser)]
@@ -28,19 +45,28 @@ struct Options {
     /// when it holds one)
     #[arg(long, value_name = "NAME")]
     simulate: Option<String>,
+
+    /// How often the frequency plot samples, per second (1 to 20)
+    #[arg(long, value_name = "HZ", default_value_t = 10,
+          value_parser = clap::value_parser!(u32).range(1..=20))]
+    refresh_hz: u32,
 }
 
 fn main() -> ExitCode {
+    STARTED.get_or_init(Instant::now);
     i18n::init(config::LOCALEDIR);
     let options = Options::parse();
-    let machine = match machine::Machine::choose(options.sysfs_root, options.simulate.as_deref()) {
-        Ok(machine) => machine,
-        Err(error) => {
-            eprintln!("pacer: {error}");
-            return ExitCode::FAILURE;
-        }
-    };
+    let period = Duration::from_secs(1) / options.refresh_hz;
+    let machine =
+        match machine::Machine::choose(options.sysfs_root, options.simulate.as_deref(), period) {
+            Ok(machine) => machine,
+            Err(error) => {
+                eprintln!("pacer: {error}");
+                return ExitCode::FAILURE;
+            }
+        };
     let app = RelmApp::new(config::APP_ID).with_args(Vec::new());
-    app.run::<window::Window>(machine.root().to_owned());
+    relm4::set_global_css(STYLE);
+    app.run::<window::Window>(window::WindowInit { machine, period });
     ExitCode::SUCCESS
 }

@@ -1,180 +1,488 @@
-//! The main window. For now it shows the machine's state read once; the live pages come with
-//! their own components.
+//! The main window: the banner, and the Overview, CPUs and Measure pages under a view
+//! switcher that moves to the bottom on narrow screens. It owns the background loops that
+//! read the machine, finds the helper, and carries out the changes the pages ask for.
 
-use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
 
 use pacer_core::i18n::{fill, gettext};
-use pacer_core::machine::{cores_heading, group_policies};
+use pacer_core::machine::Snapshot;
 use pacer_core::status::Status;
-use pacer_core::SysRoot;
 use relm4::prelude::*;
-use relm4::RelmRemoveAllExt;
 use relm4::{adw, gtk};
 
 use adw::prelude::*;
 
-#[derive(Debug)]
-pub struct Window {
-    rows: gtk::ListBox,
+use crate::banner::{notices, Banner, BannerFacts, BannerMsg, NoticeAction};
+use crate::change::{self, Change, ChangeError};
+use crate::cpus::{CpusMsg, CpusPage};
+use crate::feed::{self, FeedControl, FeedEvent};
+use crate::helper::{self, HelperLink, OwnHelper, Wanted};
+use crate::machine::{Machine, OFFERED_MODEL};
+use crate::measure::{MeasureMsg, MeasurePage};
+use crate::overview::{OverviewInit, OverviewMsg, OverviewPage};
+use crate::plot::{FrequencyMarks, FrequencyPlot, TracedCpu};
+
+/// Sixty seconds of history at the fastest rate offered.
+const HISTORY_SECONDS: u32 = 60;
+
+pub struct WindowInit {
+    pub machine: Machine,
+    /// The frequency plot's sampling period.
+    pub period: Duration,
 }
 
 #[derive(Debug)]
-pub enum WindowCommand {
-    /// The snapshot, read off the main loop, or why it could not be read.
-    Read(Result<Status, String>),
+pub struct Window {
+    machine: Machine,
+    period: Duration,
+    control: Arc<FeedControl>,
+    status: Option<Box<Status>>,
+    /// `None` while the helper is being looked for.
+    helper: Option<HelperLink>,
+    _own_helper: Option<OwnHelper>,
+    plot: FrequencyPlot,
+    plotted: Arc<[u32]>,
+    banner: Controller<Banner>,
+    overview: Controller<OverviewPage>,
+    cpus: Controller<CpusPage>,
+    measure: Controller<MeasurePage>,
+    toasts: adw::ToastOverlay,
+}
+
+#[derive(Debug)]
+pub enum WindowMsg {
+    Change(Change),
+    Notice(NoticeAction),
+    /// Whether anyone can see the window (mapped and not minimised).
+    Watched(bool),
+    Toast(String),
+    /// Measure the ramp-up (the keyboard shortcut).
+    Measure,
+}
+
+#[derive(Debug)]
+pub enum WindowCmd {
+    Feed(FeedEvent),
+    Helper(HelperLink, Option<OwnHelper>),
+    /// The changes asked for were carried out, up to the first that failed.
+    Changed(Vec<Change>, Result<(), (Change, ChangeError)>),
+}
+
+impl From<FeedEvent> for WindowCmd {
+    fn from(event: FeedEvent) -> Self {
+        WindowCmd::Feed(event)
+    }
 }
 
 #[relm4::component(pub)]
 impl Component for Window {
-    type Init = PathBuf;
-    type Input = ();
+    type Init = WindowInit;
+    type Input = WindowMsg;
     type Output = ();
-    type CommandOutput = WindowCommand;
+    type CommandOutput = WindowCmd;
 
     view! {
         adw::ApplicationWindow {
             set_title: Some(&gettext("Pacer")),
-            set_default_size: (520, 640),
+            set_default_size: (900, 760),
+            set_size_request: (360, 300),
 
             gtk::Box {
                 set_orientation: gtk::Orientation::Vertical,
 
-                adw::HeaderBar {},
-
-                gtk::ScrolledWindow {
-                    set_vexpand: true,
-                    set_hscrollbar_policy: gtk::PolicyType::Never,
-
-                    adw::Clamp {
-                        set_maximum_size: 720,
-                        set_margin_all: 12,
-
-                        #[local_ref]
-                        rows -> gtk::ListBox {
-                            add_css_class: "boxed-list",
-                            set_selection_mode: gtk::SelectionMode::None,
-                            set_valign: gtk::Align::Start,
-                        },
+                adw::HeaderBar {
+                    #[wrap(Some)]
+                    #[name = "switcher_title"]
+                    set_title_widget = &adw::ViewSwitcherTitle {
+                        set_stack: Some(&stack),
+                        set_title: &gettext("Pacer"),
                     },
+                },
+
+                #[local_ref]
+                banner_widget -> gtk::Box {},
+
+                #[local_ref]
+                toasts -> adw::ToastOverlay {
+                    set_vexpand: true,
+
+                    #[name = "stack"]
+                    adw::ViewStack {},
+                },
+
+                #[name = "switcher_bar"]
+                adw::ViewSwitcherBar {
+                    set_stack: Some(&stack),
                 },
             },
         }
     }
 
     fn init(
-        root_dir: PathBuf,
+        init: WindowInit,
         root: Self::Root,
         sender: ComponentSender<Self>,
     ) -> ComponentParts<Self> {
-        let rows = gtk::ListBox::new();
-        rows.append(&row(&gettext("Reading the machine…"), ""));
-        // Reading sysfs and asking the bus happen off the main loop (relm4's runtime; every
-        // exchange with the bus is bounded to a second).
-        sender.oneshot_command(async move {
-            let root = SysRoot::new(root_dir);
-            WindowCommand::Read(Status::gather(&root).await.map_err(|e| e.to_string()))
-        });
-        let model = Window { rows: rows.clone() };
+        let capacity = (HISTORY_SECONDS * 1_000_000 / init.period.as_micros().max(1) as u32).max(2);
+        let plot = FrequencyPlot::new(Vec::new(), capacity as usize);
+        let banner = Banner::builder()
+            .launch(())
+            .forward(sender.input_sender(), WindowMsg::Notice);
+        let overview = OverviewPage::builder()
+            .launch(OverviewInit { plot: plot.clone() })
+            .forward(sender.input_sender(), WindowMsg::Change);
+        let cpus = CpusPage::builder()
+            .launch(())
+            .forward(sender.input_sender(), WindowMsg::Change);
+        let measure = MeasurePage::builder()
+            .launch(init.machine.root().to_owned())
+            .forward(sender.input_sender(), WindowMsg::Toast);
+        let control = FeedControl::new(init.machine.root().to_owned(), init.period);
+        let model = Window {
+            period: init.period,
+            control: Arc::clone(&control),
+            status: None,
+            helper: None,
+            _own_helper: None,
+            plot,
+            plotted: Arc::from([]),
+            banner,
+            overview,
+            cpus,
+            measure,
+            toasts: adw::ToastOverlay::new(),
+            machine: init.machine,
+        };
+        let toasts = &model.toasts;
+        let banner_widget = model.banner.widget();
         let widgets = view_output!();
+
+        let stack = &widgets.stack;
+        let pages = [
+            (model.overview.widget().clone().upcast::<gtk::Widget>(), "overview", gettext("Overview"), "speedometer-symbolic"),
+            (model.cpus.widget().clone().upcast(), "cpus", gettext("CPUs"), "applications-engineering-symbolic"),
+            (model.measure.widget().clone().upcast(), "measure", gettext("Measure"), "preferences-system-time-symbolic"),
+        ];
+        for (widget, name, title, icon) in pages {
+            stack.add_titled(&widget, Some(name), &title).set_icon_name(Some(icon));
+        }
+        // Narrow windows: the switcher moves from the header bar to the bottom.
+        widgets
+            .switcher_title
+            .bind_property("title-visible", &widgets.switcher_bar, "reveal")
+            .sync_create()
+            .build();
+
+        add_shortcuts(&root, stack, &sender);
+        watch_visibility(&root, &sender);
+        log_first_frame(&root);
+
+        let out = sender.command_sender().clone();
+        let looping = Arc::clone(&control);
+        relm4::spawn(async move { feed::status_loop(looping, out).await });
+        let out = sender.command_sender().clone();
+        relm4::spawn(async move { feed::frequency_loop(control, out).await });
+        model.find_helper(&sender);
+
         ComponentParts { model, widgets }
     }
 
-    fn update_cmd(
-        &mut self,
-        command: WindowCommand,
-        _sender: ComponentSender<Self>,
-        _root: &Self::Root,
-    ) {
-        let WindowCommand::Read(result) = command;
-        self.rows.remove_all();
-        match result {
-            Ok(status) => {
-                for (title, subtitle) in summary(&status) {
-                    self.rows.append(&row(&title, &subtitle));
+    fn update(&mut self, message: WindowMsg, sender: ComponentSender<Self>, _root: &Self::Root) {
+        match message {
+            WindowMsg::Change(change) => self.carry_out(vec![change], &sender),
+            WindowMsg::Notice(NoticeAction::Fix(action)) => {
+                self.carry_out(Change::steps_of(&action), &sender);
+            }
+            WindowMsg::Notice(NoticeAction::Simulate) => self.simulate(&sender),
+            WindowMsg::Watched(watched) => {
+                if self.control.set_watched(watched) {
+                    self.machine.set_pace(watched, self.period);
+                    let what = if watched { "sampling started" } else { "sampling stopped" };
+                    relm4::gtk::glib::g_debug!("pacer", "{what}");
                 }
             }
-            Err(error) => self
-                .rows
-                .append(&row(&gettext("Cannot read the CPU state"), &error)),
+            WindowMsg::Toast(text) => self.toasts.add_toast(adw::Toast::new(&text)),
+            WindowMsg::Measure => self.measure.emit(MeasureMsg::Measure),
+        }
+    }
+
+    fn update_cmd(&mut self, command: WindowCmd, sender: ComponentSender<Self>, _root: &Self::Root) {
+        match command {
+            WindowCmd::Feed(FeedEvent::Status(Ok(status))) => self.show_status(status),
+            WindowCmd::Feed(FeedEvent::Status(Err(error))) => {
+                self.toasts.add_toast(adw::Toast::new(&fill(
+                    gettext("Cannot read the CPU state: {error}"),
+                    &[("error", &error)],
+                )));
+            }
+            WindowCmd::Feed(FeedEvent::Frequencies { at, cpus, khz }) => {
+                if cpus != self.plotted {
+                    self.plot.reset(self.traced(&cpus));
+                    self.plotted = cpus;
+                }
+                self.plot.push(at, &khz);
+                self.overview.emit(OverviewMsg::Summary(self.plot.summary()));
+            }
+            WindowCmd::Helper(link, own) => {
+                let editable = matches!(link, HelperLink::Ready(_));
+                self.overview.emit(OverviewMsg::Editable(editable));
+                self.cpus.emit(CpusMsg::Editable(editable));
+                if let HelperLink::Ready(proxy) = &link {
+                    self.measure.emit(MeasureMsg::Helper(Some(proxy.clone())));
+                }
+                self.helper = Some(link);
+                self._own_helper = own;
+                self.show_banner();
+            }
+            WindowCmd::Changed(changes, result) => {
+                self.control.refresh();
+                match result {
+                    Ok(()) => {
+                        if changes.iter().any(Change::needs_helper) || changes.len() > 1 {
+                            self.toasts.add_toast(adw::Toast::new(&gettext("Done")));
+                        }
+                    }
+                    Err((change, error)) => {
+                        if let Change::Governor { policies, .. } | Change::Epp { policies, .. } =
+                            &change
+                        {
+                            let mut message = error.message.clone();
+                            if error.kernel_busy && matches!(change, Change::Epp { .. }) {
+                                message.push('\n');
+                                message.push_str(&gettext("The performance governor holds EPP at performance: choose the powersave governor for these cores first."));
+                            }
+                            self.cpus.emit(CpusMsg::Refused {
+                                policies: policies.clone(),
+                                message,
+                            });
+                        }
+                        let toast = adw::Toast::new(&error.message);
+                        toast.set_timeout(8);
+                        self.toasts.add_toast(toast);
+                    }
+                }
+                let _ = sender;
+            }
         }
     }
 }
 
-fn row(title: &str, subtitle: &str) -> adw::ActionRow {
-    let row = adw::ActionRow::builder().title(title).build();
-    if !subtitle.is_empty() {
-        row.set_subtitle(subtitle);
+impl Window {
+    fn find_helper(&self, sender: &ComponentSender<Self>) {
+        let wanted = Wanted {
+            simulated: self.machine.is_simulated(),
+            root: self.machine.root().to_owned(),
+            model: self.machine.model().map(str::to_owned),
+        };
+        sender.oneshot_command(async move {
+            let (link, own) = helper::find(&wanted).await;
+            WindowCmd::Helper(link, own)
+        });
     }
-    row
+
+    /// The CPUs to plot, with their core types from the latest state.
+    fn traced(&self, cpus: &[u32]) -> Vec<TracedCpu> {
+        cpus.iter()
+            .map(|&id| TracedCpu {
+                id,
+                core_type: self.status.as_ref().and_then(|status| {
+                    status.snapshot.cpus.iter().find(|c| c.id == id)?.core_type
+                }),
+            })
+            .collect()
+    }
+
+    fn show_status(&mut self, status: Box<Status>) {
+        let types_known = self.status.as_ref().map(|s| core_types(&s.snapshot));
+        if types_known != Some(core_types(&status.snapshot)) {
+            self.plot.set_marks(marks(&status.snapshot));
+        }
+        self.overview.emit(OverviewMsg::Status(status.clone()));
+        self.cpus.emit(CpusMsg::Snapshot(Box::new(status.snapshot.clone())));
+        self.measure.emit(MeasureMsg::Status(status.clone()));
+        let first = self.status.is_none();
+        self.status = Some(status);
+        if first {
+            // Core types arrived after the first samples: colour the lines.
+            let plotted = Arc::clone(&self.plotted);
+            self.plot.reset(self.traced(&plotted));
+        }
+        self.show_banner();
+    }
+
+    fn show_banner(&self) {
+        let read_only = match &self.helper {
+            Some(HelperLink::Missing(why)) => Some(why.as_str()),
+            _ => None,
+        };
+        // A tree read with --sysfs-root alone may hold a simulated machine too.
+        let simulated = self.machine.model_description().or_else(|| {
+            self.status
+                .as_ref()
+                .filter(|status| status.snapshot.simulated)
+                .map(|_| gettext("A simulated machine"))
+        });
+        let facts = BannerFacts {
+            status: self.status.as_deref(),
+            read_only,
+            simulated: simulated.as_deref(),
+        };
+        self.banner.emit(BannerMsg::Show(notices(&facts)));
+    }
+
+    fn carry_out(&self, changes: Vec<Change>, sender: &ComponentSender<Self>) {
+        if changes.is_empty() {
+            return;
+        }
+        let helper = match &self.helper {
+            Some(HelperLink::Ready(proxy)) => Some(proxy.clone()),
+            _ => None,
+        };
+        let profile = self.status.as_ref().and_then(|s| s.profile.clone());
+        let all: Vec<u32> = self
+            .status
+            .as_ref()
+            .map(|s| s.snapshot.policies.iter().filter(|p| p.is_active()).map(|p| p.id).collect())
+            .unwrap_or_default();
+        sender.oneshot_command(async move {
+            for step in &changes {
+                if let Err(error) = change::apply(step, helper.as_ref(), profile.as_ref(), &all).await {
+                    let failed = step.clone();
+                    return WindowCmd::Changed(changes, Err((failed, error)));
+                }
+            }
+            WindowCmd::Changed(changes, Ok(()))
+        });
+    }
+
+    /// Switches to the simulated laptop (offered where this computer has no cpufreq).
+    fn simulate(&mut self, sender: &ComponentSender<Self>) {
+        match Machine::choose(None, Some(OFFERED_MODEL), self.period) {
+            Ok(machine) => {
+                self.machine = machine;
+                self.status = None;
+                self.helper = None;
+                self._own_helper = None;
+                self.control.switch_root(self.machine.root().to_owned());
+                self.measure.emit(MeasureMsg::Root(self.machine.root().to_owned()));
+                self.find_helper(sender);
+            }
+            Err(error) => self.toasts.add_toast(adw::Toast::new(&error.to_string())),
+        }
+    }
 }
 
-/// Title and subtitle for each row: findings first, then profile, driver, EAS, and each
-/// group of policies.
-fn summary(status: &Status) -> Vec<(String, String)> {
-    let snapshot = &status.snapshot;
-    let mut rows = Vec::new();
-    if snapshot.simulated {
-        rows.push((
-            gettext("Simulated machine"),
-            gettext("Not this computer's hardware: a model that follows the kernel's rules"),
-        ));
+fn core_types(snapshot: &Snapshot) -> Vec<(u32, Option<pacer_core::values::CoreType>)> {
+    snapshot.cpus.iter().map(|c| (c.id, c.core_type)).collect()
+}
+
+/// The lowest, base and highest frequency of each core type, for the plot.
+fn marks(snapshot: &Snapshot) -> Vec<FrequencyMarks> {
+    let mut marks: Vec<FrequencyMarks> = Vec::new();
+    for policy in snapshot.policies.iter().filter(|p| p.is_active()) {
+        if marks.iter().any(|m| m.core_type == policy.core_type) {
+            continue;
+        }
+        marks.push(FrequencyMarks {
+            core_type: policy.core_type,
+            min_khz: policy.hw_min_khz.map(|k| k.0),
+            base_khz: policy.base_khz.map(|k| k.0),
+            max_khz: policy.hw_max_khz.map(|k| k.0),
+        });
     }
-    for finding in &status.findings {
-        let fix = fill(gettext("Fix: {fix}"), &[("fix", &finding.fix.description)]);
-        rows.push((
-            finding.summary.clone(),
-            format!("{}\n{fix}", finding.detail),
-        ));
-    }
-    let profile = match (&status.profile, status.profile_problems.first()) {
-        (Some(profile), _) => fill(
-            gettext("{profile}, set by {daemon}"),
-            &[("profile", &profile.active), ("daemon", &profile.daemon)],
-        ),
-        (None, Some(problem)) => problem.to_string(),
-        (None, None) => gettext("Unknown"),
+    marks
+}
+
+/// Alt+1, 2, 3 go to the pages (as tabs do in GNOME applications); Ctrl+M measures the
+/// ramp-up; Ctrl+W closes the window and Ctrl+Q quits.
+fn add_shortcuts(
+    root: &adw::ApplicationWindow,
+    stack: &adw::ViewStack,
+    sender: &ComponentSender<Window>,
+) {
+    let controller = gtk::ShortcutController::new();
+    let add = |trigger: &str, action: gtk::CallbackAction| {
+        if let Some(trigger) = gtk::ShortcutTrigger::parse_string(trigger) {
+            controller.add_shortcut(gtk::Shortcut::new(Some(trigger), Some(action)));
+        }
     };
-    rows.push((gettext("Power profile"), profile));
-    let driver = match (&snapshot.driver.name, snapshot.driver.mode) {
-        (Some(name), Some(mode)) => fill(
-            gettext("{driver}, {mode} mode"),
-            &[("driver", name), ("mode", &mode)],
-        ),
-        (Some(name), None) => name.clone(),
-        (None, _) => gettext("No CPU frequency scaling"),
-    };
-    rows.push((gettext("Frequency driver"), driver));
-    let eas = match snapshot.eas.active {
-        Some(true) => gettext("Running"),
-        Some(false) => gettext("Not running"),
-        None => gettext("Unknown"),
-    };
-    let eas = if snapshot.eas.reasons.is_empty() {
-        eas
-    } else {
-        format!("{eas}: {}", snapshot.eas.reasons_text())
-    };
-    rows.push((gettext("Energy-aware scheduling"), eas));
-    for group in group_policies(snapshot) {
-        let kind = cores_heading(group.core_type);
-        let title = fill(
-            gettext("{kind}: CPU {cpus}"),
-            &[("kind", &kind), ("cpus", &group.cpus)],
+    for (key, page) in [("1", "overview"), ("2", "cpus"), ("3", "measure")] {
+        let stack = stack.clone();
+        add(
+            &format!("<Alt>{key}"),
+            gtk::CallbackAction::new(move |_, _| {
+                stack.set_visible_child_name(page);
+                gtk::glib::Propagation::Stop
+            }),
         );
-        let mut parts = Vec::new();
-        if let Some(governor) = &group.governor {
-            parts.push(governor.to_string());
-        }
-        if let Some(epp) = group.epp {
-            parts.push(epp.to_string());
-        }
-        if let (Some(min), Some(max)) = (group.min_khz, group.max_khz) {
-            parts.push(fill(
-                gettext("{min}–{max} MHz"),
-                &[("min", &min.mhz()), ("max", &max.mhz())],
-            ));
-        }
-        rows.push((title, parts.join(" · ")));
     }
-    rows
+    let (pages, input) = (stack.clone(), sender.input_sender().clone());
+    add(
+        "<Control>m",
+        gtk::CallbackAction::new(move |_, _| {
+            pages.set_visible_child_name("measure");
+            input.emit(WindowMsg::Measure);
+            gtk::glib::Propagation::Stop
+        }),
+    );
+    let window = root.clone();
+    add(
+        "<Control>w",
+        gtk::CallbackAction::new(move |_, _| {
+            window.close();
+            gtk::glib::Propagation::Stop
+        }),
+    );
+    add(
+        "<Control>q",
+        gtk::CallbackAction::new(|_, _| {
+            relm4::main_application().quit();
+            gtk::glib::Propagation::Stop
+        }),
+    );
+    root.add_controller(controller);
+}
+
+/// Tells the window whether anyone can see it: mapped, and not minimised.
+fn watch_visibility(root: &adw::ApplicationWindow, sender: &ComponentSender<Window>) {
+    let input = sender.input_sender().clone();
+    root.connect_unmap(move |_| input.emit(WindowMsg::Watched(false)));
+    let input = sender.input_sender().clone();
+    root.connect_map(move |_| input.emit(WindowMsg::Watched(true)));
+    let input = sender.input_sender().clone();
+    root.connect_realize(move |window| {
+        let Some(toplevel) = window
+            .surface()
+            .and_then(|surface| surface.downcast::<gtk::gdk::Toplevel>().ok())
+        else {
+            return;
+        };
+        let input = input.clone();
+        toplevel.connect_state_notify(move |toplevel| {
+            let minimised = toplevel
+                .state()
+                .contains(gtk::gdk::ToplevelState::MINIMIZED);
+            input.emit(WindowMsg::Watched(!minimised));
+        });
+    });
+}
+
+/// Logs how long the first frame took from the start of the program.
+fn log_first_frame(root: &adw::ApplicationWindow) {
+    root.connect_realize(|window| {
+        let Some(clock) = window.frame_clock() else {
+            return;
+        };
+        let handler = std::rc::Rc::new(std::cell::Cell::new(None));
+        let handled = std::rc::Rc::clone(&handler);
+        let id = clock.connect_after_paint(move |clock| {
+            let elapsed = crate::STARTED.get().map(|t| t.elapsed().as_millis()).unwrap_or(0);
+            relm4::gtk::glib::g_debug!("pacer", "first frame drawn after {elapsed} ms");
+            if let Some(id) = handled.take() {
+                clock.disconnect(id);
+            }
+        });
+        handler.set(Some(id));
+    });
 }

@@ -1,0 +1,174 @@
+//! How long the plots take to draw: the live frequency plot at its window size with a full
+//! minute of 16 CPUs, which the window redraws at 10 Hz, and one ramp-up chart.
+//!
+//! `cargo bench -p pacer --bench plot`
+
+use std::time::{Duration, Instant};
+
+use pacer_core::values::CoreType;
+use relm4::gtk::cairo::{Context, Format, ImageSurface};
+
+// The GUI is a binary, so the plot's drawing modules are compiled here from their sources
+// (without the widgets, which need the rest of the GUI). The bench uses only part of them.
+#[allow(dead_code, unused_imports)]
+#[path = "../src/plot"]
+mod plot {
+    pub mod canvas;
+    pub mod error;
+    pub mod frequency;
+    pub mod history;
+    pub mod palette;
+    pub mod ramp;
+    pub mod raster;
+}
+
+use plot::frequency::{draw_frequency, FrequencyMarks};
+use plot::history::{FrequencyHistory, TracedCpu};
+use plot::palette::Palette;
+use plot::ramp::{draw_ramp, RampSeries};
+
+const WIDTH: u32 = 640;
+const HEIGHT: u32 = 280;
+const SAMPLES: usize = 600;
+const DRAWS: usize = 200;
+
+/// A deterministic jitter in -0.5..0.5, so that every run draws the same picture.
+struct Jitter(u64);
+
+impl Jitter {
+    fn next(&mut self) -> f64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (self.0 >> 11) as f64 / (1u64 << 53) as f64 - 0.5
+    }
+}
+
+/// 4 P-cores with SMT (8 CPUs) and 8 E-cores, a minute at 10 Hz: bursts of load that move
+/// each CPU between its lowest and highest frequency, plus noise.
+fn full_history() -> FrequencyHistory {
+    let cpus: Vec<TracedCpu> = (0..16)
+        .map(|id| TracedCpu {
+            id,
+            core_type: Some(if id < 8 {
+                CoreType::Performance
+            } else {
+                CoreType::Efficiency
+            }),
+        })
+        .collect();
+    let mut history = FrequencyHistory::new(cpus, SAMPLES);
+    let mut jitter = Jitter(7);
+    let mut khz = vec![None; 16];
+    for n in 0..SAMPLES {
+        let t = n as f64 / 10.0;
+        for (cpu, value) in khz.iter_mut().enumerate() {
+            let (low, high) = if cpu < 8 {
+                (800e3, 4_700e3)
+            } else {
+                (800e3, 3_400e3)
+            };
+            let load = ((t / (3.0 + cpu as f64 * 0.37)).sin() * 0.5 + 0.5 + jitter.next() * 0.3)
+                .clamp(0.0, 1.0);
+            *value = Some((low + (high - low) * load) as u32);
+        }
+        history.push(Duration::from_millis(n as u64 * 100), &khz);
+    }
+    history
+}
+
+fn marks() -> Vec<FrequencyMarks> {
+    vec![
+        FrequencyMarks {
+            core_type: Some(CoreType::Performance),
+            min_khz: Some(400_000),
+            base_khz: Some(2_100_000),
+            max_khz: Some(4_700_000),
+        },
+        FrequencyMarks {
+            core_type: Some(CoreType::Efficiency),
+            min_khz: Some(400_000),
+            base_khz: Some(1_500_000),
+            max_khz: Some(3_400_000),
+        },
+    ]
+}
+
+fn ramp_series() -> Vec<RampSeries> {
+    let curve = |tau_ms: f64| {
+        (0..30)
+            .map(|n| {
+                let ms = 10f64.powf(f64::from(n) / 10.0);
+                (ms, 100.0 * (1.0 - (-ms / tau_ms).exp()))
+            })
+            .collect()
+    };
+    vec![
+        RampSeries {
+            label: "performance".into(),
+            core_type: Some(CoreType::Performance),
+            points: curve(5.0),
+        },
+        RampSeries {
+            label: "balance_power".into(),
+            core_type: Some(CoreType::Performance),
+            points: curve(50.0),
+        },
+        RampSeries {
+            label: "balance_power, E-core".into(),
+            core_type: Some(CoreType::Efficiency),
+            points: curve(30.0),
+        },
+    ]
+}
+
+/// Milliseconds at the given quantile of sorted durations.
+fn quantile_ms(sorted: &[Duration], quantile: f64) -> f64 {
+    let index = ((sorted.len() - 1) as f64 * quantile).round() as usize;
+    sorted[index].as_secs_f64() * 1e3
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let history = full_history();
+    let marks = marks();
+    let surface = ImageSurface::create(Format::ARgb32, WIDTH as i32, HEIGHT as i32)?;
+    let cr = Context::new(&surface)?;
+    for (name, palette) in [("light", Palette::LIGHT), ("dark", Palette::DARK)] {
+        let mut times = Vec::with_capacity(DRAWS);
+        for _ in 0..DRAWS {
+            cr.set_source_rgb(1.0, 1.0, 1.0);
+            cr.paint()?;
+            let start = Instant::now();
+            draw_frequency(&cr, WIDTH, HEIGHT, &history, &marks, &palette)?;
+            surface.flush();
+            times.push(start.elapsed());
+        }
+        times.sort_unstable();
+        println!(
+            "frequency plot, 16 CPUs x {SAMPLES} samples, {WIDTH}x{HEIGHT}, {name}: \
+             median {:.3} ms, p90 {:.3} ms over {DRAWS} draws",
+            quantile_ms(&times, 0.5),
+            quantile_ms(&times, 0.9),
+        );
+    }
+
+    let series = ramp_series();
+    let mut times = Vec::with_capacity(20);
+    for _ in 0..20 {
+        cr.set_source_rgb(1.0, 1.0, 1.0);
+        cr.paint()?;
+        let start = Instant::now();
+        draw_ramp(&cr, WIDTH, HEIGHT, &series, &Palette::LIGHT)?;
+        surface.flush();
+        times.push(start.elapsed());
+    }
+    times.sort_unstable();
+    println!(
+        "ramp-up chart, 3 series x 30 points, {WIDTH}x{HEIGHT}: median {:.3} ms over 20 draws \
+         (first {:.3} ms)",
+        quantile_ms(&times, 0.5),
+        times.first().map_or(0.0, |t| t.as_secs_f64() * 1e3),
+    );
+    Ok(())
+}

@@ -1,0 +1,44 @@
+//! Accessible names for widgets whose purpose their text does not say.
+//!
+//! GTK 4.8 has no Rust binding for setting accessible properties (`update_property` needs
+//! 4.10), but GtkBuilder sets them from UI definitions since 4.0: the widget is built from a
+//! one-object definition carrying its label.
+
+use relm4::gtk;
+use relm4::gtk::glib;
+use relm4::gtk::prelude::*;
+
+/// A new widget of type `W` whose accessible name is `label`.
+pub fn labelled<W: IsA<gtk::Widget> + IsA<glib::Object> + glib::object::IsClass>(
+    label: &str,
+) -> W {
+    let ui = format!(
+        r#"<interface><object class="{}" id="widget"><accessibility><property name="label">{}</property></accessibility></object></interface>"#,
+        W::static_type().name(),
+        glib::markup_escape_text(label)
+    );
+    let builder = gtk::Builder::new();
+    match builder.add_from_string(&ui) {
+        Ok(()) => builder.object("widget"),
+        Err(error) => {
+            glib::g_warning!("pacer", "cannot name a widget for screen readers: {}", error);
+            None
+        }
+    }
+    .unwrap_or_else(|| glib::Object::new::<W>())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_labelled_widget_is_of_the_type_asked_for() {
+        if gtk::init().is_err() {
+            // No display: GTK cannot make widgets here (the window test covers it under Xvfb).
+            return;
+        }
+        let switch: gtk::Switch = labelled("Turbo boost");
+        assert!(!switch.is_active());
+    }
+}

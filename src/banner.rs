@@ -1,0 +1,288 @@
+//! The banner at the top of the window: what is wrong (the findings, most severe first, each
+//! with its explanation on demand and a button for its fix), and what the window cannot do
+//! (no helper: read-only; a simulated machine; no CPU frequency control here).
+
+use pacer_core::findings::{FixAction, Severity};
+use pacer_core::i18n::{fill, gettext};
+use pacer_core::status::Status;
+use relm4::prelude::*;
+use relm4::{adw, gtk};
+
+use adw::prelude::*;
+
+use crate::a11y::labelled;
+use crate::change::Change;
+
+/// What a notice's button does.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NoticeAction {
+    Fix(FixAction),
+    /// Switch the window to the simulated laptop.
+    Simulate,
+}
+
+/// One line of the banner.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Notice {
+    /// Tells a notice still shown from a new one (a finding's key).
+    pub key: String,
+    pub severity: Severity,
+    pub title: String,
+    /// Shown on demand.
+    pub detail: Option<String>,
+    /// The button's label and what it does; `None`: nothing to press.
+    pub action: Option<(String, NoticeAction)>,
+}
+
+/// What the window knows that the banner reports.
+#[derive(Debug, Default)]
+pub struct BannerFacts<'a> {
+    pub status: Option<&'a Status>,
+    /// Why settings cannot be changed, when they cannot.
+    pub read_only: Option<&'a str>,
+    /// The simulated model, in words, when the machine is simulated.
+    pub simulated: Option<&'a str>,
+}
+
+/// The banner's notices: findings (warnings, then information), then the machine's limits.
+pub fn notices(facts: &BannerFacts<'_>) -> Vec<Notice> {
+    let mut notices = Vec::new();
+    if let Some(status) = facts.status {
+        let mut findings: Vec<_> = status.findings.iter().collect();
+        findings.sort_by_key(|finding| finding.severity);
+        for finding in findings {
+            let steps = Change::steps_of(&finding.fix.action);
+            let fixable = !steps.is_empty()
+                && (facts.read_only.is_none() || steps.iter().all(|s| !s.needs_helper()));
+            let detail = fill(
+                gettext("{why}\nFix: {fix}"),
+                &[("why", &finding.detail), ("fix", &finding.fix.description)],
+            );
+            notices.push(Notice {
+                key: finding.key(),
+                severity: finding.severity,
+                title: finding.summary.clone(),
+                detail: Some(detail),
+                action: fixable.then(|| (gettext("Fix"), NoticeAction::Fix(finding.fix.action.clone()))),
+            });
+        }
+        if !status.snapshot.has_cpufreq() && facts.simulated.is_none() {
+            notices.push(Notice {
+                key: "no-cpufreq".to_owned(),
+                severity: Severity::Info,
+                title: gettext("This computer has no CPU frequency control"),
+                detail: Some(gettext("Its kernel offers no cpufreq policies (a virtual machine, most likely): there is nothing to show or change. A simulated laptop shows what Pacer does; it follows the kernel's rules and changes nothing real.")),
+                action: Some((gettext("Use a Simulated Laptop"), NoticeAction::Simulate)),
+            });
+        }
+    }
+    if let Some(model) = facts.simulated {
+        notices.push(Notice {
+            key: "simulated".to_owned(),
+            severity: Severity::Info,
+            title: gettext("Simulated machine: not this computer's hardware"),
+            detail: Some(fill(
+                gettext("{model}. It follows the kernel's rules; changes apply to the model only."),
+                &[("model", &model)],
+            )),
+            action: None,
+        });
+    }
+    if let Some(why) = facts.read_only {
+        notices.push(Notice {
+            key: "read-only".to_owned(),
+            severity: Severity::Info,
+            title: why.to_owned(),
+            detail: None,
+            action: None,
+        });
+    }
+    notices
+}
+
+#[derive(Debug)]
+pub struct Banner {
+    shown: Vec<Notice>,
+    list: gtk::Box,
+}
+
+#[derive(Debug)]
+pub enum BannerMsg {
+    Show(Vec<Notice>),
+    Act(NoticeAction),
+}
+
+#[relm4::component(pub)]
+impl SimpleComponent for Banner {
+    type Init = ();
+    type Input = BannerMsg;
+    type Output = NoticeAction;
+
+    view! {
+        gtk::Box {
+            set_orientation: gtk::Orientation::Vertical,
+            set_visible: false,
+        }
+    }
+
+    fn init(_: (), root: Self::Root, _sender: ComponentSender<Self>) -> ComponentParts<Self> {
+        let model = Banner {
+            shown: Vec::new(),
+            list: root.clone(),
+        };
+        let widgets = view_output!();
+        ComponentParts { model, widgets }
+    }
+
+    fn update(&mut self, message: BannerMsg, sender: ComponentSender<Self>) {
+        match message {
+            BannerMsg::Show(notices) => {
+                if notices == self.shown {
+                    return;
+                }
+                for notice in notices.iter().filter(|n| !self.shown.contains(n)) {
+                    // For people and tests reading the log: what the banner now says.
+                    relm4::gtk::glib::g_info!("pacer", "banner shows {}: {}", notice.key, notice.title);
+                }
+                while let Some(child) = self.list.first_child() {
+                    self.list.remove(&child);
+                }
+                for notice in &notices {
+                    self.list.append(&notice_widget(notice, &sender));
+                }
+                self.list.set_visible(!notices.is_empty());
+                self.shown = notices;
+            }
+            BannerMsg::Act(action) => {
+                let _ = sender.output(action);
+            }
+        }
+    }
+}
+
+fn notice_widget(notice: &Notice, sender: &ComponentSender<Banner>) -> gtk::Widget {
+    let outer = gtk::Box::new(gtk::Orientation::Vertical, 6);
+    outer.add_css_class("pacer-banner");
+    outer.add_css_class(match notice.severity {
+        Severity::Warning => "warning",
+        Severity::Info => "info",
+    });
+    let line = gtk::Box::new(gtk::Orientation::Horizontal, 12);
+    let icon = gtk::Image::from_icon_name(match notice.severity {
+        Severity::Warning => "dialog-warning-symbolic",
+        Severity::Info => "dialog-information-symbolic",
+    });
+    icon.set_valign(gtk::Align::Center);
+    line.append(&icon);
+    let title = gtk::Label::builder()
+        .label(notice.title.as_str())
+        .wrap(true)
+        .xalign(0.0)
+        .hexpand(true)
+        .build();
+    title.add_css_class("heading");
+    line.append(&title);
+    let buttons = gtk::Box::new(gtk::Orientation::Horizontal, 6);
+    buttons.set_valign(gtk::Align::Center);
+    if let Some(detail) = &notice.detail {
+        let label = gtk::Label::builder()
+            .label(detail.as_str())
+            .wrap(true)
+            .xalign(0.0)
+            .selectable(true)
+            .build();
+        let revealer = gtk::Revealer::builder().child(&label).build();
+        let toggle: gtk::ToggleButton = labelled(&fill(
+            gettext("Explain: {title}"),
+            &[("title", &notice.title)],
+        ));
+        toggle.set_label(&gettext("Why?"));
+        toggle.set_tooltip_text(Some(&gettext("Explain this")));
+        toggle
+            .bind_property("active", &revealer, "reveal-child")
+            .sync_create()
+            .build();
+        buttons.append(&toggle);
+        outer.append(&line);
+        outer.append(&revealer);
+    } else {
+        outer.append(&line);
+    }
+    if let Some((label, action)) = &notice.action {
+        let button: gtk::Button = labelled(&fill(
+            gettext("{action}: {title}"),
+            &[("action", label), ("title", &notice.title)],
+        ));
+        button.set_label(label);
+        button.add_css_class("suggested-action");
+        let action = action.clone();
+        let input = sender.input_sender().clone();
+        button.connect_clicked(move |_| input.emit(BannerMsg::Act(action.clone())));
+        buttons.append(&button);
+    }
+    line.append(&buttons);
+    outer.upcast()
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use super::*;
+    use pacer_core::profile::ProfileReading;
+    use pacer_core::sim::SimDir;
+    use pacer_core::{Snapshot, SysRoot};
+
+    fn status(model: &str, writes: &[(&str, &str)]) -> Status {
+        let dir = tempfile::tempdir().unwrap();
+        let sim = SimDir::open_or_create(dir.path(), model).unwrap();
+        for (path, value) in writes {
+            sim.write(path, value).unwrap().unwrap();
+        }
+        let root = SysRoot::new(dir.path());
+        Status::assemble(&root, Snapshot::read(&root).unwrap(), ProfileReading::default())
+    }
+
+    #[test]
+    fn findings_come_first_most_severe_first_and_fixes_need_the_helper() {
+        let no_turbo = "sys/devices/system/cpu/intel_pstate/no_turbo";
+        let epp = "sys/devices/system/cpu/cpufreq/policy0/energy_performance_preference";
+        let status = status("intel-hybrid", &[(no_turbo, "1"), (epp, "power")]);
+        let facts = BannerFacts {
+            status: Some(&status),
+            read_only: None,
+            simulated: Some("a laptop"),
+        };
+        let shown = notices(&facts);
+        assert!(shown.len() >= 3, "{shown:#?}");
+        let severities: Vec<Severity> = shown.iter().map(|n| n.severity).collect();
+        let mut sorted = severities.clone();
+        sorted.sort();
+        assert_eq!(severities, sorted, "most severe first");
+        assert_eq!(shown.last().unwrap().key, "simulated");
+        assert!(shown
+            .iter()
+            .any(|n| matches!(n.action, Some((_, NoticeAction::Fix(FixAction::EnableTurbo))))));
+
+        let read_only = BannerFacts {
+            read_only: Some("Read-only"),
+            ..facts
+        };
+        let shown = notices(&read_only);
+        assert_eq!(shown.last().unwrap().key, "read-only");
+        // Without the helper nothing but a profile switch can be fixed from here.
+        assert!(shown.iter().all(|n| n.action.is_none()));
+    }
+
+    #[test]
+    fn a_machine_without_cpufreq_is_offered_the_simulated_laptop() {
+        let status = status("vm", &[]);
+        let shown = notices(&BannerFacts {
+            status: Some(&status),
+            ..BannerFacts::default()
+        });
+        assert!(shown
+            .iter()
+            .any(|n| matches!(n.action, Some((_, NoticeAction::Simulate)))));
+    }
+}

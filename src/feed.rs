@@ -1,0 +1,210 @@
+//! The window's two background loops, both on relm4's runtime and never on the GTK main
+//! loop: the machine's state every few seconds (and at once when the profile daemon says
+//! something changed, or after a change of ours), and each CPU's frequency at the plot's
+//! rate. Both wait, doing nothing at all, while nobody watches the window.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use futures_util::StreamExt;
+use pacer_core::machine::{FrequencySampler, Snapshot};
+use pacer_core::profile::{client, ProfileProblem, ProfileReading};
+use pacer_core::status::Status;
+use pacer_core::SysRoot;
+use relm4::Sender;
+use tokio::sync::Notify;
+use tokio::time::Instant;
+
+/// How often the full state is read when nothing announces a change.
+const STATUS_PERIOD: Duration = Duration::from_secs(2);
+/// How long to wait before trying an unreachable system bus again.
+const RECONNECT_PERIOD: Duration = Duration::from_secs(10);
+
+/// What the loops send the window.
+#[derive(Debug)]
+pub enum FeedEvent {
+    Status(Result<Box<Status>, String>),
+    /// Time since sampling began, and each sampled CPU's kHz in the order of `cpus`.
+    Frequencies {
+        at: Duration,
+        cpus: Arc<[u32]>,
+        khz: Vec<Option<u32>>,
+    },
+}
+
+/// Shared between the window and its loops.
+#[derive(Debug)]
+pub struct FeedControl {
+    watched: AtomicBool,
+    period_us: AtomicU64,
+    /// Bumped when the window switches machines: the loops start over on the new root.
+    generation: AtomicU64,
+    root: Mutex<PathBuf>,
+    wake: Notify,
+    refresh: Notify,
+}
+
+impl FeedControl {
+    pub fn new(root: PathBuf, period: Duration) -> Arc<FeedControl> {
+        Arc::new(FeedControl {
+            watched: AtomicBool::new(true),
+            period_us: AtomicU64::new(period.as_micros().try_into().unwrap_or(u64::MAX)),
+            generation: AtomicU64::new(0),
+            root: Mutex::new(root),
+            wake: Notify::new(),
+            refresh: Notify::new(),
+        })
+    }
+
+    /// Whether anyone sees the window; returns whether that changed.
+    pub fn set_watched(&self, watched: bool) -> bool {
+        let changed = self.watched.swap(watched, Ordering::Relaxed) != watched;
+        if changed {
+            self.wake.notify_waiters();
+        }
+        changed
+    }
+
+    pub fn period(&self) -> Duration {
+        Duration::from_micros(self.period_us.load(Ordering::Relaxed))
+    }
+
+    /// Reads the state again now (after a change of ours).
+    pub fn refresh(&self) {
+        self.refresh.notify_one();
+    }
+
+    /// Both loops start over on `root`.
+    pub fn switch_root(&self, root: PathBuf) {
+        if let Ok(mut current) = self.root.lock() {
+            *current = root;
+        }
+        self.generation.fetch_add(1, Ordering::Relaxed);
+        self.wake.notify_waiters();
+        self.refresh.notify_one();
+    }
+
+    fn root(&self) -> SysRoot {
+        SysRoot::new(self.root.lock().map(|r| r.clone()).unwrap_or_default())
+    }
+
+    fn generation(&self) -> u64 {
+        self.generation.load(Ordering::Relaxed)
+    }
+
+    /// Returns once someone watches the window.
+    async fn until_watched(&self) {
+        loop {
+            // Registered before the check, so a wake-up between the two is not lost.
+            let woken = self.wake.notified();
+            tokio::pin!(woken);
+            woken.as_mut().enable();
+            if self.watched.load(Ordering::Relaxed) {
+                return;
+            }
+            woken.await;
+        }
+    }
+}
+
+/// Reads the machine's state until the window goes away.
+pub async fn status_loop<C: From<FeedEvent>>(control: Arc<FeedControl>, out: Sender<C>) {
+    let mut connection: Option<zbus::Connection> = None;
+    let mut unreachable: Option<ProfileProblem> = None;
+    let mut changes = None;
+    let mut last_connect: Option<Instant> = None;
+    loop {
+        control.until_watched().await;
+        let due = last_connect.is_none_or(|at| at.elapsed() >= RECONNECT_PERIOD);
+        if connection.is_none() && due {
+            last_connect = Some(Instant::now());
+            match client::connect().await {
+                Ok(fresh) => {
+                    changes = client::changes(&fresh).await.ok();
+                    connection = Some(fresh);
+                    unreachable = None;
+                }
+                Err(problem) => unreachable = Some(problem),
+            }
+        }
+        let root = control.root();
+        let reading = match &connection {
+            Some(connection) => client::read(connection).await,
+            None => ProfileReading {
+                problems: unreachable.iter().cloned().collect(),
+                ..ProfileReading::default()
+            },
+        };
+        let status = Snapshot::read(&root)
+            .map(|snapshot| Box::new(Status::assemble(&root, snapshot, reading)))
+            .map_err(|error| error.to_string());
+        if out.send(FeedEvent::Status(status).into()).is_err() {
+            return;
+        }
+        let announced = async {
+            match &mut changes {
+                Some(stream) => {
+                    // A daemon that goes away ends the stream: poll from then on.
+                    if stream.next().await.is_none() {
+                        std::future::pending::<()>().await;
+                    }
+                }
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            () = tokio::time::sleep(STATUS_PERIOD) => {}
+            () = control.refresh.notified() => {}
+            () = announced => {
+                // Several properties change at once: read once they all have.
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+        }
+    }
+}
+
+/// Samples each online CPU's frequency at the window's rate until the window goes away.
+pub async fn frequency_loop<C: From<FeedEvent>>(control: Arc<FeedControl>, out: Sender<C>) {
+    let started = Instant::now();
+    loop {
+        control.until_watched().await;
+        let generation = control.generation();
+        let root = control.root();
+        let Ok(snapshot) = Snapshot::read(&root) else {
+            // No machine to read yet: try again at the status pace.
+            tokio::time::sleep(STATUS_PERIOD).await;
+            continue;
+        };
+        let cpus: Arc<[u32]> = snapshot
+            .cpus
+            .iter()
+            .filter(|cpu| cpu.online)
+            .map(|cpu| cpu.id)
+            .collect();
+        let mut sampler = FrequencySampler::new(&root, &snapshot, &cpus);
+        let mut next = Instant::now();
+        while control.generation() == generation && control.watched.load(Ordering::Relaxed) {
+            let khz = sampler.sample();
+            let event = FeedEvent::Frequencies {
+                at: started.elapsed(),
+                cpus: Arc::clone(&cpus),
+                khz,
+            };
+            if out.send(event.into()).is_err() {
+                return;
+            }
+            // A steady pace: late samples do not push the later ones back.
+            next += control.period();
+            let now = Instant::now();
+            if next < now {
+                next = now;
+            }
+            tokio::select! {
+                () = tokio::time::sleep_until(next) => {}
+                () = control.wake.notified() => {}
+            }
+        }
+    }
+}

@@ -1,0 +1,530 @@
+//! The overview page: the live frequency plot, the power profile as a switcher bound to the
+//! profile daemon, and the processor's driver, boost and Energy Aware Scheduling.
+
+use std::cell::Cell;
+use std::rc::Rc;
+
+use pacer_core::i18n::{fill, gettext};
+use pacer_core::machine::{cores_heading, Snapshot};
+use pacer_core::status::Status;
+use pacer_core::values::{DriverMode, EasSysctl};
+use relm4::prelude::*;
+use relm4::{adw, gtk};
+
+use adw::prelude::*;
+
+use crate::a11y::labelled;
+use crate::change::Change;
+use crate::plot::{FrequencyPlot, TypeSummary};
+
+/// A power profile's name in words.
+pub fn profile_label(profile: &str) -> String {
+    match profile {
+        "power-saver" => gettext("Power Saver"),
+        "balanced" => gettext("Balanced"),
+        "performance" => gettext("Performance"),
+        other => other.to_owned(),
+    }
+}
+
+/// What the profile section shows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProfileView {
+    /// Each offered profile and whether it is the active one; empty without a daemon.
+    pub choices: Vec<(String, bool)>,
+    /// Who serves the profiles, or why nobody does.
+    pub source: String,
+    /// One line per hold, and the degradation if any.
+    pub notes: Vec<String>,
+}
+
+impl ProfileView {
+    pub fn of(status: &Status) -> ProfileView {
+        let Some(profile) = &status.profile else {
+            let why = status
+                .profile_problems
+                .first()
+                .map(ToString::to_string)
+                .unwrap_or_default();
+            return ProfileView {
+                choices: Vec::new(),
+                source: fill(
+                    gettext("No power profile daemon: {why}"),
+                    &[("why", &why)],
+                ),
+                notes: Vec::new(),
+            };
+        };
+        let choices = profile
+            .available
+            .iter()
+            .map(|info| (info.profile.clone(), info.profile == profile.active))
+            .collect();
+        let source = match &profile.version {
+            Some(version) => fill(
+                gettext("Set by {daemon} {version}"),
+                &[("daemon", &profile.daemon), ("version", version)],
+            ),
+            None => fill(
+                gettext("Set by {daemon}"),
+                &[("daemon", &profile.daemon)],
+            ),
+        };
+        let mut notes: Vec<String> = profile
+            .holds
+            .iter()
+            .map(|hold| {
+                fill(
+                    gettext("Held at {profile} by {application}: {reason}"),
+                    &[
+                        ("profile", &profile_label(&hold.profile)),
+                        ("application", &hold.application_id),
+                        ("reason", &hold.reason),
+                    ],
+                )
+            })
+            .collect();
+        if let Some(reason) = &profile.degraded {
+            notes.push(fill(
+                gettext("Performance is degraded: {reason}"),
+                &[("reason", reason)],
+            ));
+        }
+        ProfileView {
+            choices,
+            source,
+            notes,
+        }
+    }
+}
+
+/// The driver in words, and the modes it can be switched to (empty: it has none).
+pub fn driver_view(snapshot: &Snapshot) -> (String, Vec<DriverMode>) {
+    let driver = &snapshot.driver;
+    let Some(name) = &driver.name else {
+        return (gettext("No CPU frequency scaling"), Vec::new());
+    };
+    let Some(mode) = driver.mode else {
+        return (name.clone(), Vec::new());
+    };
+    let modes = if name.starts_with("amd") {
+        vec![DriverMode::Active, DriverMode::Passive, DriverMode::Guided]
+    } else {
+        vec![DriverMode::Active, DriverMode::Passive]
+    };
+    let text = fill(
+        gettext("{driver}, {mode} mode"),
+        &[("driver", name), ("mode", &mode)],
+    );
+    (text, modes)
+}
+
+/// Energy Aware Scheduling in words: whether it runs, and why not.
+pub fn eas_view(snapshot: &Snapshot) -> String {
+    let eas = &snapshot.eas;
+    let state = match eas.active {
+        Some(true) => gettext("Running"),
+        Some(false) => gettext("Not running"),
+        None => gettext("Unknown"),
+    };
+    if eas.reasons.is_empty() {
+        state
+    } else {
+        fill(
+            gettext("{state}: {reasons}"),
+            &[("state", &state), ("reasons", &eas.reasons_text())],
+        )
+    }
+}
+
+/// Median and maximum frequency per core type, as one line each.
+pub fn summary_lines(summary: &[TypeSummary]) -> Vec<String> {
+    summary
+        .iter()
+        .map(|kind| {
+            fill(
+                gettext("{cores}: median {median} GHz, highest {max} GHz"),
+                &[
+                    ("cores", &cores_heading(kind.core_type)),
+                    ("median", &format!("{:.2}", f64::from(kind.median_khz) / 1e6)),
+                    ("max", &format!("{:.2}", f64::from(kind.max_khz) / 1e6)),
+                ],
+            )
+        })
+        .collect()
+}
+
+#[derive(Debug)]
+pub struct OverviewPage {
+    /// Set while the page itself moves a control, so the move is not taken as a request.
+    updating: Rc<Cell<bool>>,
+    profile: Option<ProfileView>,
+    profile_buttons: gtk::Box,
+    profile_row: adw::ActionRow,
+    notes: gtk::ListBox,
+    driver_row: adw::ActionRow,
+    mode_choice: gtk::DropDown,
+    modes: Vec<DriverMode>,
+    boost: gtk::Switch,
+    eas_row: adw::ActionRow,
+    eas: gtk::Switch,
+    summary: gtk::Label,
+    editable: bool,
+}
+
+#[derive(Debug)]
+pub enum OverviewMsg {
+    Status(Box<Status>),
+    /// The latest summary of the frequency plot.
+    Summary(Vec<TypeSummary>),
+    /// Whether settings can be changed (a helper is there).
+    Editable(bool),
+    /// From the page's own controls.
+    ProfileChosen(String),
+    ModeChosen(u32),
+    BoostSet(bool),
+    EasSet(bool),
+}
+
+pub struct OverviewInit {
+    pub plot: FrequencyPlot,
+}
+
+#[relm4::component(pub)]
+impl SimpleComponent for OverviewPage {
+    type Init = OverviewInit;
+    type Input = OverviewMsg;
+    type Output = Change;
+
+    view! {
+        gtk::ScrolledWindow {
+            set_hscrollbar_policy: gtk::PolicyType::Never,
+            set_vexpand: true,
+
+            adw::Clamp {
+                set_maximum_size: 1000,
+                set_tightening_threshold: 600,
+
+                gtk::Box {
+                    set_orientation: gtk::Orientation::Vertical,
+                    set_spacing: 24,
+                    set_margin_all: 12,
+
+                    adw::PreferencesGroup {
+                        set_title: &gettext("Frequency"),
+                        set_description: Some(&gettext("Each CPU over the last minute, coloured by core type")),
+
+                        gtk::Frame {
+                            add_css_class: "view",
+                            #[local_ref]
+                            plot_widget -> gtk::DrawingArea {},
+                        },
+                        #[local_ref]
+                        summary -> gtk::Label {
+                            set_xalign: 0.0,
+                            set_wrap: true,
+                            set_margin_top: 6,
+                            add_css_class: "caption",
+                            add_css_class: "numeric",
+                        },
+                    },
+
+                    adw::PreferencesGroup {
+                        set_title: &gettext("Power Profile"),
+
+                        #[local_ref]
+                        profile_row -> adw::ActionRow {
+                            set_title: &gettext("Profile"),
+                        },
+                        gtk::ListBoxRow {
+                            set_activatable: false,
+                            #[local_ref]
+                            profile_buttons -> gtk::Box {
+                                add_css_class: "linked",
+                                set_homogeneous: true,
+                                set_margin_all: 12,
+                            },
+                        },
+                        #[local_ref]
+                        notes -> gtk::ListBox {
+                            add_css_class: "boxed-list",
+                            set_selection_mode: gtk::SelectionMode::None,
+                            set_margin_top: 12,
+                        },
+                    },
+
+                    adw::PreferencesGroup {
+                        set_title: &gettext("Processor"),
+
+                        #[local_ref]
+                        driver_row -> adw::ActionRow {
+                            set_title: &gettext("Frequency driver"),
+                        },
+                        #[local_ref]
+                        boost_row -> adw::ActionRow {
+                            set_title: &gettext("Turbo boost"),
+                            set_subtitle: &gettext("Frequencies above the base frequency"),
+                        },
+                        #[local_ref]
+                        eas_row -> adw::ActionRow {
+                            set_title: &gettext("Energy Aware Scheduling"),
+                        },
+                    },
+                },
+            },
+        }
+    }
+
+    fn init(
+        init: OverviewInit,
+        root: Self::Root,
+        sender: ComponentSender<Self>,
+    ) -> ComponentParts<Self> {
+        let updating = Rc::new(Cell::new(false));
+        let model = OverviewPage {
+            updating: Rc::clone(&updating),
+            profile: None,
+            profile_buttons: gtk::Box::new(gtk::Orientation::Horizontal, 0),
+            profile_row: adw::ActionRow::new(),
+            notes: gtk::ListBox::new(),
+            driver_row: adw::ActionRow::new(),
+            mode_choice: labelled(&gettext("Driver mode")),
+            modes: Vec::new(),
+            boost: labelled(&gettext("Turbo boost")),
+            eas_row: adw::ActionRow::new(),
+            eas: labelled(&gettext("Energy Aware Scheduling")),
+            summary: gtk::Label::new(None),
+            editable: false,
+        };
+        let summary = &model.summary;
+        let profile_row = &model.profile_row;
+        let profile_buttons = &model.profile_buttons;
+        let notes = &model.notes;
+        let driver_row = &model.driver_row;
+        let eas_row = &model.eas_row;
+        let plot_widget = init.plot.widget();
+        let boost_row = &adw::ActionRow::new();
+        let widgets = view_output!();
+
+        model.mode_choice.set_valign(gtk::Align::Center);
+        model.driver_row.add_suffix(&model.mode_choice);
+        for (row, switch) in [(boost_row, &model.boost), (eas_row, &model.eas)] {
+            switch.set_valign(gtk::Align::Center);
+            row.add_suffix(switch);
+            row.set_activatable_widget(Some(switch));
+        }
+
+        model.notes.set_visible(false);
+        let guard = Rc::clone(&updating);
+        let input = sender.input_sender().clone();
+        model.boost.connect_state_set(move |_, on| {
+            if !guard.get() {
+                input.emit(OverviewMsg::BoostSet(on));
+            }
+            gtk::glib::Propagation::Proceed
+        });
+        let guard = Rc::clone(&updating);
+        let input = sender.input_sender().clone();
+        model.eas.connect_state_set(move |_, on| {
+            if !guard.get() {
+                input.emit(OverviewMsg::EasSet(on));
+            }
+            gtk::glib::Propagation::Proceed
+        });
+        let guard = updating;
+        let input = sender.input_sender().clone();
+        model.mode_choice.connect_selected_notify(move |choice| {
+            if !guard.get() {
+                input.emit(OverviewMsg::ModeChosen(choice.selected()));
+            }
+        });
+        ComponentParts { model, widgets }
+    }
+
+    fn update(&mut self, message: OverviewMsg, sender: ComponentSender<Self>) {
+        match message {
+            OverviewMsg::Status(status) => self.show(&status, &sender),
+            OverviewMsg::Summary(summary) => {
+                let text = summary_lines(&summary).join("\n");
+                if self.summary.text() != text {
+                    self.summary.set_text(&text);
+                }
+            }
+            OverviewMsg::Editable(editable) => {
+                self.editable = editable;
+                for widget in [
+                    self.boost.upcast_ref::<gtk::Widget>(),
+                    self.eas.upcast_ref(),
+                    self.mode_choice.upcast_ref(),
+                ] {
+                    widget.set_sensitive(editable);
+                }
+            }
+            OverviewMsg::ProfileChosen(profile) => {
+                let _ = sender.output(Change::Profile(profile));
+            }
+            OverviewMsg::ModeChosen(index) => {
+                if let Some(mode) = self.modes.get(index as usize) {
+                    let _ = sender.output(Change::DriverMode(mode.to_string()));
+                }
+            }
+            OverviewMsg::BoostSet(enabled) => {
+                let _ = sender.output(Change::Boost {
+                    policies: Vec::new(),
+                    enabled,
+                });
+            }
+            OverviewMsg::EasSet(enabled) => {
+                let _ = sender.output(Change::Eas(enabled));
+            }
+        }
+    }
+}
+
+impl OverviewPage {
+    fn show(&mut self, status: &Status, sender: &ComponentSender<Self>) {
+        self.updating.set(true);
+        self.show_profile(ProfileView::of(status), sender);
+        let snapshot = &status.snapshot;
+        let (driver, modes) = driver_view(snapshot);
+        self.driver_row.set_subtitle(&driver);
+        if modes != self.modes {
+            let names: Vec<String> = modes.iter().map(ToString::to_string).collect();
+            let names: Vec<&str> = names.iter().map(String::as_str).collect();
+            self.mode_choice
+                .set_model(Some(&gtk::StringList::new(&names)));
+            self.modes = modes;
+        }
+        self.mode_choice.set_visible(!self.modes.is_empty());
+        if let Some(index) = snapshot
+            .driver
+            .mode
+            .and_then(|mode| self.modes.iter().position(|m| *m == mode))
+        {
+            self.mode_choice.set_selected(index as u32);
+        }
+        match snapshot.driver.boost {
+            Some(on) => {
+                self.boost.set_visible(true);
+                self.boost.set_active(on);
+                self.boost.set_state(on);
+            }
+            None => self.boost.set_visible(false),
+        }
+        self.eas_row.set_subtitle(&eas_view(snapshot));
+        // The switch is the administrator's sysctl: it exists only where EAS can run.
+        match snapshot.eas.sysctl {
+            Some(EasSysctl::Enabled) => {
+                self.eas.set_visible(true);
+                self.eas.set_active(true);
+                self.eas.set_state(true);
+            }
+            Some(EasSysctl::Disabled) => {
+                self.eas.set_visible(true);
+                self.eas.set_active(false);
+                self.eas.set_state(false);
+            }
+            Some(EasSysctl::Impossible) | None => self.eas.set_visible(false),
+        }
+        self.updating.set(false);
+    }
+
+    fn show_profile(&mut self, view: ProfileView, sender: &ComponentSender<Self>) {
+        if self.profile.as_ref() == Some(&view) {
+            return;
+        }
+        self.profile_row.set_subtitle(&view.source);
+        let same_choices = self.profile.as_ref().is_some_and(|old| {
+            old.choices.iter().map(|c| &c.0).eq(view.choices.iter().map(|c| &c.0))
+        });
+        if !same_choices {
+            while let Some(child) = self.profile_buttons.first_child() {
+                self.profile_buttons.remove(&child);
+            }
+            let mut group: Option<gtk::ToggleButton> = None;
+            for (name, _) in &view.choices {
+                // Labels give way on narrow screens rather than widen the window.
+                let label = gtk::Label::builder()
+                    .label(profile_label(name))
+                    .ellipsize(gtk::pango::EllipsizeMode::End)
+                    .build();
+                let button = gtk::ToggleButton::builder().child(&label).build();
+                button.set_group(group.as_ref());
+                group.get_or_insert_with(|| button.clone());
+                let guard = Rc::clone(&self.updating);
+                let input = sender.input_sender().clone();
+                let name = name.clone();
+                button.connect_toggled(move |button| {
+                    if button.is_active() && !guard.get() {
+                        input.emit(OverviewMsg::ProfileChosen(name.clone()));
+                    }
+                });
+                self.profile_buttons.append(&button);
+            }
+        }
+        let mut child = self.profile_buttons.first_child();
+        for (_, active) in &view.choices {
+            if let Some(button) = child.as_ref().and_then(|c| c.downcast_ref::<gtk::ToggleButton>())
+            {
+                button.set_active(*active);
+            }
+            child = child.and_then(|c| c.next_sibling());
+        }
+        self.profile_buttons
+            .parent()
+            .map(|row| row.set_visible(!view.choices.is_empty()));
+        while let Some(row) = self.notes.first_child() {
+            self.notes.remove(&row);
+        }
+        for note in &view.notes {
+            let row = adw::ActionRow::builder().title(note).build();
+            row.add_prefix(&gtk::Image::from_icon_name("dialog-information-symbolic"));
+            self.notes.append(&row);
+        }
+        self.notes.set_visible(!view.notes.is_empty());
+        self.profile = Some(view);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use super::*;
+    use pacer_core::profile::ProfileReading;
+    use pacer_core::SysRoot;
+
+    fn status(model: &str) -> (tempfile::TempDir, Status) {
+        let dir = tempfile::tempdir().unwrap();
+        pacer_core::sim::SimDir::open_or_create(dir.path(), model).unwrap();
+        let root = SysRoot::new(dir.path());
+        let snapshot = Snapshot::read(&root).unwrap();
+        let status = Status::assemble(&root, snapshot, ProfileReading::default());
+        (dir, status)
+    }
+
+    #[test]
+    fn without_a_daemon_the_profile_section_says_so_and_offers_nothing() {
+        let (_dir, mut status) = status("intel-hybrid");
+        status
+            .profile_problems
+            .push(pacer_core::profile::ProfileProblem::NoDaemon);
+        let view = ProfileView::of(&status);
+        assert!(view.choices.is_empty());
+        assert!(view.source.starts_with("No power profile daemon"), "{}", view.source);
+    }
+
+    #[test]
+    fn drivers_with_modes_offer_them_and_eas_says_why_it_is_off() {
+        let (_dir, intel) = status("intel-hybrid");
+        let (text, modes) = driver_view(&intel.snapshot);
+        assert_eq!(text, "intel_pstate, active mode");
+        assert_eq!(modes, [DriverMode::Active, DriverMode::Passive]);
+        assert!(eas_view(&intel.snapshot).starts_with("Not running: "));
+        let (_dir, arm) = status("arm-rk3588");
+        assert_eq!(driver_view(&arm.snapshot).1, []);
+        assert_eq!(eas_view(&arm.snapshot), "Running");
+        let (_dir, vm) = status("vm");
+        assert_eq!(driver_view(&vm.snapshot).0, "No CPU frequency scaling");
+    }
+}

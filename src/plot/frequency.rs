@@ -1,0 +1,715 @@
+//! The live plot: each CPU's frequency over the last minute, one colour per core type, with
+//! the policy limits (min, base, max) as dashed lines.
+//!
+//! The window redraws it at 10 Hz, so the data lines bypass both plotters and cairo's stroker:
+//! they are rasterised column by column into an image (`raster`). Plotters draws the axes,
+//! grid and tick labels; cairo the limits and the legend.
+
+use std::time::Duration;
+
+use pacer_core::i18n::{fill, gettext};
+use pacer_core::values::CoreType;
+use plotters::prelude::*;
+use plotters_cairo::CairoBackend;
+use relm4::gtk::cairo::{Context, Filter, Format, ImageSurface};
+
+use super::canvas::{self, LegendEntry, FONT_FAMILY, FONT_SIZE};
+use super::error::PlotError;
+use super::history::{FrequencyHistory, TYPES_IN_ORDER};
+use super::palette::Palette;
+use super::raster::ColumnRaster;
+
+/// How far back the plot looks.
+const WINDOW: Duration = Duration::from_secs(60);
+
+/// The frequency limits of the CPUs of one core type, drawn as dashed lines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FrequencyMarks {
+    pub core_type: Option<CoreType>,
+    pub min_khz: Option<u32>,
+    pub base_khz: Option<u32>,
+    pub max_khz: Option<u32>,
+}
+
+/// What the legend calls the cores of a type.
+fn core_type_label(core_type: Option<CoreType>) -> String {
+    match core_type {
+        Some(CoreType::Performance) => gettext("P-cores"),
+        Some(CoreType::Efficiency) => gettext("E-cores"),
+        Some(CoreType::LowPower) => gettext("Low-power cores"),
+        None => gettext("Cores"),
+    }
+}
+
+/// Below this size there is no room for axes and data; nothing is drawn.
+const MIN_WIDTH: u32 = 120;
+const MIN_HEIGHT: u32 = 80;
+/// The strip above the plotting area that holds the legend.
+const LEGEND_HEIGHT: u32 = 22;
+/// How thick a CPU's line is, in pixels, where it runs flat.
+const DATA_LINE_WIDTH: f64 = 1.25;
+const MARK_DASH: [f64; 2] = [5.0, 3.0];
+
+/// Draws the plot into `cr`, which covers `width` × `height` pixels from its origin. The
+/// background is left as it is.
+pub fn draw_frequency(
+    cr: &Context,
+    width: u32,
+    height: u32,
+    history: &FrequencyHistory,
+    marks: &[FrequencyMarks],
+    palette: &Palette,
+) -> Result<(), PlotError> {
+    if width < MIN_WIDTH || height < MIN_HEIGHT {
+        return Ok(());
+    }
+    // Plotters scales the context for its own use and never restores it.
+    cr.save()?;
+    let drawn = draw(cr, width, height, history, marks, palette);
+    cr.restore()?;
+    drawn
+}
+
+fn draw(
+    cr: &Context,
+    width: u32,
+    height: u32,
+    history: &FrequencyHistory,
+    marks: &[FrequencyMarks],
+    palette: &Palette,
+) -> Result<(), PlotError> {
+    let top_ghz = axis_top_ghz(history, marks);
+    let area = {
+        let backend = CairoBackend::new(cr, (width, height))
+            .map_err(|error| PlotError::Layout(error.to_string()))?;
+        let root = backend.into_drawing_area();
+        let mut chart = ChartBuilder::on(&root)
+            .margin_top(LEGEND_HEIGHT)
+            .margin_right(14)
+            .margin_left(4)
+            .margin_bottom(4)
+            .x_label_area_size(34)
+            .y_label_area_size(44)
+            .build_cartesian_2d(-WINDOW.as_secs_f64()..0.0, 0.0..top_ghz)?;
+        let text = (FONT_FAMILY, FONT_SIZE)
+            .into_font()
+            .color(&palette.foreground);
+        let seconds_ago = |seconds: &f64| format!("{:.0}", seconds.abs());
+        let ghz = |ghz: &f64| format_ghz(*ghz);
+        chart
+            .configure_mesh()
+            .bold_line_style(palette.grid.stroke_width(1))
+            .light_line_style(TRANSPARENT)
+            .axis_style(palette.foreground.stroke_width(1))
+            .x_labels(7)
+            .y_labels(6)
+            .x_label_formatter(&seconds_ago)
+            .y_label_formatter(&ghz)
+            .label_style(text.clone())
+            .axis_desc_style(text)
+            .x_desc(gettext("seconds ago"))
+            .y_desc(gettext("GHz"))
+            .draw()?;
+        let (left, bottom) = chart.backend_coord(&(-WINDOW.as_secs_f64(), 0.0));
+        let (right, top) = chart.backend_coord(&(0.0, top_ghz));
+        Area {
+            left: f64::from(left),
+            right: f64::from(right),
+            top: f64::from(top),
+            bottom: f64::from(bottom),
+            top_ghz,
+        }
+    };
+
+    draw_lines(cr, &area, history, palette)?;
+    // Over the lines, so that the limits and their labels stay readable.
+    draw_marks(cr, &area, marks, palette)?;
+    draw_legend(cr, &area, history, palette)
+}
+
+/// Where the plotting area lies on the surface, and the frequency at its top.
+#[derive(Debug)]
+struct Area {
+    left: f64,
+    right: f64,
+    top: f64,
+    bottom: f64,
+    top_ghz: f64,
+}
+
+impl Area {
+    fn y(&self, khz: u32) -> f64 {
+        self.bottom - f64::from(khz) / 1e6 / self.top_ghz * (self.bottom - self.top)
+    }
+
+    fn clip(&self, cr: &Context) {
+        cr.rectangle(
+            self.left,
+            self.top,
+            self.right - self.left + 1.0,
+            self.bottom - self.top + 1.0,
+        );
+        cr.clip();
+    }
+}
+
+/// A little above the highest mark or sample, on a half-GHz step, so that the highest line
+/// does not run along the frame; 1 GHz while nothing is known.
+fn axis_top_ghz(history: &FrequencyHistory, marks: &[FrequencyMarks]) -> f64 {
+    let highest_mark = marks
+        .iter()
+        .flat_map(|mark| [mark.min_khz, mark.base_khz, mark.max_khz])
+        .flatten()
+        .max();
+    let highest = highest_mark.max(history.max_khz()).unwrap_or(0);
+    let ghz = f64::from(highest) / 1e6 * 1.08;
+    ((ghz * 2.0).ceil() / 2.0).max(1.0)
+}
+
+/// Whole numbers without decimals, others with one.
+fn format_ghz(ghz: f64) -> String {
+    if (ghz - ghz.round()).abs() < 1e-9 {
+        format!("{ghz:.0}")
+    } else {
+        format!("{ghz:.1}")
+    }
+}
+
+/// Which limit a mark line shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Limit {
+    Max,
+    Base,
+    Min,
+}
+
+fn draw_marks(
+    cr: &Context,
+    area: &Area,
+    marks: &[FrequencyMarks],
+    palette: &Palette,
+) -> Result<(), PlotError> {
+    const LABEL_SIZE: f64 = FONT_SIZE - 1.0;
+    // Types often share a limit (the same minimum): one line in the text colour then says it
+    // for all, rather than one type's colour hiding the other's.
+    let mut lines: Vec<(Limit, u32, RGBColor)> = Vec::with_capacity(marks.len() * 3);
+    for mark in marks {
+        for (limit, khz) in [
+            (Limit::Max, mark.max_khz),
+            (Limit::Base, mark.base_khz),
+            (Limit::Min, mark.min_khz),
+        ] {
+            let Some(khz) = khz else { continue };
+            let color = palette.core(mark.core_type);
+            match lines.iter_mut().find(|(l, k, _)| (*l, *k) == (limit, khz)) {
+                Some((_, _, shared)) if *shared != color => *shared = palette.foreground,
+                Some(_) => {}
+                None => lines.push((limit, khz, color)),
+            }
+        }
+    }
+
+    cr.save()?;
+    area.clip(cr);
+    cr.set_line_width(1.0);
+    cr.set_dash(&MARK_DASH, 0.0);
+    for &(_, khz, color) in &lines {
+        // Snapped to the pixel grid: a crisp 1-pixel line.
+        let y = area.y(khz).round() + 0.5;
+        canvas::set_source(cr, color);
+        cr.move_to(area.left, y);
+        cr.line_to(area.right, y);
+        cr.stroke()?;
+    }
+
+    canvas::select_font(cr, LABEL_SIZE);
+    // Labels already written, as (left, top, right, bottom), so that limits that lie close
+    // together do not print over each other.
+    let mut taken: Vec<(f64, f64, f64, f64)> = Vec::with_capacity(lines.len());
+    for &(limit, khz, color) in &lines {
+        let template = match limit {
+            Limit::Max => gettext("max {ghz} GHz"),
+            Limit::Base => gettext("base {ghz} GHz"),
+            Limit::Min => gettext("min {ghz} GHz"),
+        };
+        let label = fill(
+            template,
+            &[("ghz", &format!("{:.1}", f64::from(khz) / 1e6))],
+        );
+        let width = canvas::text_width(cr, &label)?;
+        let y = area.y(khz).round() + 0.5;
+        // Above the line where there is room, otherwise below it.
+        let baseline = if y - LABEL_SIZE - 3.0 > area.top {
+            y - 4.0
+        } else {
+            y + LABEL_SIZE + 2.0
+        };
+        let (top, bottom) = (baseline - LABEL_SIZE, baseline + 3.0);
+        let mut left = area.left + 4.0;
+        while let Some(&(_, _, right, _)) = taken.iter().find(|&&(l, t, r, b)| {
+            left < r + 6.0 && l < left + width + 6.0 && top < b && t < bottom
+        }) {
+            left = right + 8.0;
+        }
+        if left + width > area.right {
+            continue;
+        }
+        taken.push((left, top, left + width, bottom));
+        // On a veil of the background, as the data lines run behind.
+        canvas::set_source_alpha(cr, palette.background, 0.8);
+        cr.rectangle(left - 2.0, top - 1.0, width + 4.0, bottom - top + 1.0);
+        cr.fill()?;
+        canvas::set_source(cr, color);
+        canvas::show_text(cr, left, baseline, &label)?;
+    }
+    cr.restore()?;
+    Ok(())
+}
+
+/// Draws every CPU's line into an image of the plotting area, then paints the image: see
+/// `raster` for why the lines do not go through cairo's stroker.
+fn draw_lines(
+    cr: &Context,
+    area: &Area,
+    history: &FrequencyHistory,
+    palette: &Palette,
+) -> Result<(), PlotError> {
+    let Some(latest) = history.latest_time() else {
+        return Ok(());
+    };
+    // The target's pixels per logical pixel (2 on HiDPI image targets; GTK's recording
+    // surfaces report 1 and scale the image up as a whole).
+    let (ctm_x, ctm_y) = cr.user_to_device_distance(1.0, 1.0)?;
+    let (device_x, device_y) = cr.target().device_scale();
+    let scale = (ctm_x * device_x)
+        .abs()
+        .max((ctm_y * device_y).abs())
+        .round()
+        .clamp(1.0, 4.0);
+    // Columns in logical pixels, rows in device pixels: a line is as thick at any scale.
+    let map = RasterMap {
+        width: area.right - area.left,
+        height: (area.bottom - area.top) * scale,
+        top_ghz: area.top_ghz,
+    };
+    let (width, height) = (
+        (map.width.ceil() as i32 + 1) * scale as i32,
+        map.height.ceil() as i32 + 1,
+    );
+    let mut image = ImageSurface::create(Format::ARgb32, width, height)?;
+    let stride = usize::try_from(image.stride()).unwrap_or_default();
+    {
+        let mut data = image.data()?;
+        let mut raster = ColumnRaster::new(&mut data, stride, width, height);
+        let half_width = DATA_LINE_WIDTH * scale / 2.0;
+        // A column of samples is one logical pixel wide, so as many image columns.
+        let columns = scale as i32;
+        // The fastest cores last, on top: they are the ones whose ramp matters most.
+        for core_type in TYPES_IN_ORDER.into_iter().rev() {
+            let color = palette.core(core_type);
+            for (index, cpu) in history.cpus().iter().enumerate() {
+                if cpu.core_type == core_type {
+                    trace_cpu(history, index, latest, &map, |x, low, high| {
+                        for x in x * columns..(x + 1) * columns {
+                            raster.span(x, low - half_width, high + half_width, color);
+                        }
+                    });
+                }
+            }
+        }
+    }
+    image.set_device_scale(scale, scale);
+    cr.save()?;
+    area.clip(cr);
+    cr.set_source_surface(&image, area.left, area.top)?;
+    cr.source().set_filter(Filter::Nearest);
+    cr.paint()?;
+    cr.restore()?;
+    Ok(())
+}
+
+/// Where samples fall in the image of the plotting area, in its pixels.
+#[derive(Debug)]
+struct RasterMap {
+    width: f64,
+    height: f64,
+    top_ghz: f64,
+}
+
+impl RasterMap {
+    /// `ago` before the latest sample, which is at the right edge.
+    fn x(&self, ago: Duration) -> f64 {
+        self.width - ago.as_secs_f64() / WINDOW.as_secs_f64() * self.width
+    }
+
+    fn y(&self, khz: u32) -> f64 {
+        self.height - f64::from(khz) / 1e6 / self.top_ghz * self.height
+    }
+}
+
+/// The samples of one pixel column, as image rows.
+#[derive(Debug, Clone, Copy)]
+struct Column {
+    x: i32,
+    first: f64,
+    low: f64,
+    high: f64,
+    last: f64,
+}
+
+impl Column {
+    fn new(x: i32, y: f64) -> Self {
+        Column {
+            x,
+            first: y,
+            low: y,
+            high: y,
+            last: y,
+        }
+    }
+
+    fn add(&mut self, y: f64) {
+        self.low = self.low.min(y);
+        self.high = self.high.max(y);
+        self.last = y;
+    }
+}
+
+/// Turns one CPU's columns of samples into the rows its line covers in each pixel column.
+struct Spans<F: FnMut(i32, f64, f64)> {
+    /// The column being gathered: a column also receives the ends of the lines to both
+    /// neighbours, so it is complete only once the line moved on.
+    pending: Option<(i32, f64, f64)>,
+    /// The column and last sample the line continues from; `None` where it is broken.
+    previous: Option<(i32, f64)>,
+    emit: F,
+}
+
+impl<F: FnMut(i32, f64, f64)> Spans<F> {
+    fn new(emit: F) -> Self {
+        Spans {
+            pending: None,
+            previous: None,
+            emit,
+        }
+    }
+
+    fn cover(&mut self, x: i32, a: f64, b: f64) {
+        let (low, high) = (a.min(b), a.max(b));
+        match &mut self.pending {
+            Some((pending_x, pending_low, pending_high)) if *pending_x == x => {
+                *pending_low = pending_low.min(low);
+                *pending_high = pending_high.max(high);
+            }
+            _ => {
+                if let Some((x, low, high)) = self.pending.replace((x, low, high)) {
+                    (self.emit)(x, low, high);
+                }
+            }
+        }
+    }
+
+    /// Adds a column, joined to the previous one by a straight line between column centres
+    /// (through any empty columns between them).
+    fn column(&mut self, column: &Column) {
+        if let Some((from_x, from_y)) = self.previous {
+            let (x0, x1) = (f64::from(from_x) + 0.5, f64::from(column.x) + 0.5);
+            let at = |x: f64| from_y + (column.first - from_y) * (x - x0) / (x1 - x0);
+            // Empty unless the line moves right (time could run backwards after a restart).
+            for x in from_x..=column.x {
+                let (left, right) = (x0.max(f64::from(x)), x1.min(f64::from(x + 1)));
+                self.cover(x, at(left), at(right));
+            }
+        }
+        self.cover(column.x, column.low, column.high);
+        self.previous = Some((column.x, column.last));
+    }
+
+    fn lift(&mut self) {
+        self.previous = None;
+    }
+
+    fn finish(mut self) {
+        if let Some((x, low, high)) = self.pending.take() {
+            (self.emit)(x, low, high);
+        }
+    }
+}
+
+/// Emits, column by column, the rows that the line of the CPU at `index` covers: it joins the
+/// samples, keeps the lowest and highest of a column (so that no spike disappears when samples
+/// outnumber pixels), and breaks where the frequency is unknown.
+fn trace_cpu(
+    history: &FrequencyHistory,
+    index: usize,
+    latest: Duration,
+    map: &RasterMap,
+    emit: impl FnMut(i32, f64, f64),
+) {
+    let mut spans = Spans::new(emit);
+    let mut column: Option<Column> = None;
+    for (at, khz) in history.samples(index) {
+        let Some(khz) = khz else {
+            if let Some(done) = column.take() {
+                spans.column(&done);
+            }
+            spans.lift();
+            continue;
+        };
+        // Samples left of the image all fall into one column just outside it, so that the
+        // line still enters from the left edge.
+        let x = (map.x(latest.saturating_sub(at)).floor() as i32).max(-1);
+        let y = map.y(khz);
+        match &mut column {
+            Some(current) if current.x == x => current.add(y),
+            _ => {
+                if let Some(done) = column.replace(Column::new(x, y)) {
+                    spans.column(&done);
+                }
+            }
+        }
+    }
+    if let Some(done) = column {
+        spans.column(&done);
+    }
+    spans.finish();
+}
+
+/// One entry per core type that the history follows, right-aligned above the plotting area.
+fn draw_legend(
+    cr: &Context,
+    area: &Area,
+    history: &FrequencyHistory,
+    palette: &Palette,
+) -> Result<(), PlotError> {
+    let labels: Vec<(Option<CoreType>, String)> = TYPES_IN_ORDER
+        .into_iter()
+        .filter(|&core_type| history.cpus().iter().any(|cpu| cpu.core_type == core_type))
+        .map(|core_type| (core_type, core_type_label(core_type)))
+        .collect();
+    let entries: Vec<LegendEntry<'_>> = labels
+        .iter()
+        .map(|(core_type, label)| LegendEntry {
+            label,
+            color: palette.core(*core_type),
+            dash: &[],
+            marker: None,
+        })
+        .collect();
+    canvas::legend_row(cr, &entries, area.right, area.top - 7.0, palette.foreground)?;
+    Ok(())
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::super::canvas::testing::{count_pixels, render};
+    use super::super::history::TracedCpu;
+    use super::*;
+    use relm4::gtk::cairo::{Format, ImageSurface};
+
+    const W: u32 = 640;
+    const H: u32 = 280;
+    /// Well inside the plotting area, below the legend and right of the tick labels.
+    const INSIDE: ((usize, usize), (usize, usize)) = ((80, 40), (600, 230));
+
+    fn hybrid_history(samples: u64, khz: impl Fn(usize, u64) -> Option<u32>) -> FrequencyHistory {
+        let cpus = (0..4)
+            .map(|id| TracedCpu {
+                id,
+                core_type: Some(if id < 2 {
+                    CoreType::Performance
+                } else {
+                    CoreType::Efficiency
+                }),
+            })
+            .collect();
+        let mut history = FrequencyHistory::new(cpus, 600);
+        for n in 0..samples {
+            let values: Vec<_> = (0..4).map(|cpu| khz(cpu, n)).collect();
+            history.push(Duration::from_millis(n * 100), &values);
+        }
+        history
+    }
+
+    fn draw_light(history: &FrequencyHistory, marks: &[FrequencyMarks]) -> ImageSurface {
+        render(W, H, |cr| {
+            draw_frequency(cr, W, H, history, marks, &Palette::LIGHT)
+        })
+    }
+
+    #[test]
+    fn draws_each_core_type_in_its_colour() {
+        // P-cores at 3 GHz, E-cores moving between 1 and 2 GHz.
+        let history = hybrid_history(600, |cpu, n| {
+            Some(if cpu < 2 {
+                3_000_000
+            } else {
+                1_000_000 + (n % 50) as u32 * 20_000
+            })
+        });
+        let mut surface = draw_light(&history, &[]);
+        let (from, to) = INSIDE;
+        assert!(count_pixels(&mut surface, Palette::LIGHT.performance, from, to) > 300);
+        assert!(count_pixels(&mut surface, Palette::LIGHT.efficiency, from, to) > 300);
+        assert_eq!(
+            count_pixels(&mut surface, Palette::LIGHT.low_power, from, to),
+            0
+        );
+    }
+
+    #[test]
+    fn draws_the_limits_as_lines_of_the_type_colour() {
+        let history = hybrid_history(0, |_, _| None);
+        let marks = [FrequencyMarks {
+            core_type: Some(CoreType::Performance),
+            min_khz: Some(800_000),
+            base_khz: None,
+            max_khz: Some(4_700_000),
+        }];
+        let mut surface = draw_light(&history, &marks);
+        let (from, to) = INSIDE;
+        // Two dashed lines across the plot, each about 5/8 inked.
+        let inked = count_pixels(&mut surface, Palette::LIGHT.performance, from, to);
+        assert!(inked > 500, "{inked}");
+    }
+
+    #[test]
+    fn empty_and_unknown_histories_draw_axes_only() {
+        for history in [
+            hybrid_history(0, |_, _| None),
+            hybrid_history(600, |_, _| None),
+            FrequencyHistory::new(Vec::new(), 10),
+        ] {
+            let mut surface = draw_light(&history, &[]);
+            let (from, to) = INSIDE;
+            assert_eq!(
+                count_pixels(&mut surface, Palette::LIGHT.performance, from, to),
+                0
+            );
+            let axes = count_pixels(&mut surface, Palette::LIGHT.foreground, (0, 0), (640, 280));
+            assert!(axes > 200, "{axes}");
+        }
+    }
+
+    #[test]
+    fn a_surface_too_small_for_a_plot_is_left_alone() {
+        let history = hybrid_history(10, |_, _| Some(1_000_000));
+        let mut surface = render(50, 30, |cr| {
+            draw_frequency(cr, 50, 30, &history, &[], &Palette::DARK)
+        });
+        let white = RGBColor(255, 255, 255);
+        assert_eq!(count_pixels(&mut surface, white, (0, 0), (50, 30)), 50 * 30);
+    }
+
+    #[test]
+    fn the_axis_reaches_a_little_above_the_highest_mark_or_sample() {
+        let empty = hybrid_history(0, |_, _| None);
+        assert_eq!(axis_top_ghz(&empty, &[]), 1.0);
+        let marks = [FrequencyMarks {
+            core_type: None,
+            min_khz: Some(400_000),
+            base_khz: None,
+            max_khz: Some(4_700_000),
+        }];
+        assert_eq!(axis_top_ghz(&empty, &marks), 5.5);
+        let busy = hybrid_history(5, |_, _| Some(5_200_000));
+        assert_eq!(axis_top_ghz(&busy, &marks), 6.0);
+        assert_eq!(format_ghz(5.0), "5");
+        assert_eq!(format_ghz(5.5), "5.5");
+    }
+
+    /// The spans that `trace_cpu` emits for the first CPU into an image `width` pixels wide.
+    fn spans(history: &FrequencyHistory, width: f64) -> Vec<(i32, f64, f64)> {
+        let map = RasterMap {
+            width,
+            height: 100.0,
+            top_ghz: 4.0,
+        };
+        let mut spans = Vec::new();
+        let latest = history.latest_time().unwrap();
+        trace_cpu(history, 0, latest, &map, |x, low, high| {
+            spans.push((x, low, high))
+        });
+        spans
+    }
+
+    #[test]
+    fn a_line_covers_each_pixel_column_once_from_its_lowest_to_highest_sample() {
+        // 600 samples into 101 columns: about six a column, jumping between 1 and 1.6 GHz.
+        let history = hybrid_history(600, |_, n| Some(1_000_000 + (n % 7) as u32 * 100_000));
+        let spans = spans(&history, 100.0);
+        let columns: Vec<i32> = spans.iter().map(|&(x, _, _)| x).collect();
+        // The oldest sample is 59.9 s old: just inside the left edge.
+        assert_eq!(columns, (0..=100).collect::<Vec<_>>());
+        // 1.6 GHz and 1 GHz on a 4 GHz axis 100 pixels high are rows 60 and 75: a column of
+        // six samples misses at most one of the seven values, so it spans five steps or more.
+        for &(x, low, high) in &spans {
+            assert!(60.0 <= low && high <= 75.0, "{x}: {low}..{high}");
+            assert!(
+                x == 0 || x == 100 || high - low >= 12.5,
+                "{x}: {low}..{high}"
+            );
+        }
+    }
+
+    #[test]
+    fn joins_samples_further_apart_than_a_pixel_through_the_columns_between() {
+        // One sample a second, 10 pixels a second, rising 1 GHz (25 pixels) a second.
+        let history = {
+            let mut history = hybrid_history(0, |_, _| None);
+            for n in 0..3 {
+                history.push(
+                    Duration::from_secs(n),
+                    &[Some(1_000_000 + n as u32 * 1_000_000)],
+                );
+            }
+            history
+        };
+        let spans = spans(&history, 600.0);
+        let columns: Vec<i32> = spans.iter().map(|&(x, _, _)| x).collect();
+        assert_eq!(columns, (580..=600).collect::<Vec<_>>());
+        // Each column covers its share of the rise, 2.5 rows, and starts where the one to its
+        // left ends.
+        for pair in spans.windows(2) {
+            let ((_, low, high), (_, _, next_high)) = (pair[0], pair[1]);
+            assert!(high - low <= 2.5 + 1e-9, "{pair:?}");
+            assert!((next_high - low).abs() < 1e-9, "{pair:?}");
+        }
+        assert_eq!(spans.first().map(|s| s.2), Some(75.0));
+        assert_eq!(spans.last().map(|s| s.1), Some(25.0));
+    }
+
+    #[test]
+    fn unknown_samples_break_the_line() {
+        // One sample a pixel; unknown at 5, 15 and 25.
+        let history = hybrid_history(30, |_, n| (n % 10 != 5).then_some(2_000_000));
+        let columns: Vec<i32> = spans(&history, 600.0).iter().map(|&(x, _, _)| x).collect();
+        let runs = 1 + columns
+            .windows(2)
+            .filter(|pair| pair[1] != pair[0] + 1)
+            .count();
+        assert_eq!((columns.len(), runs), (27, 4));
+    }
+
+    #[test]
+    fn draws_sharp_lines_on_a_scaled_target() {
+        let history = hybrid_history(600, |cpu, n| {
+            (cpu == 0).then_some(1_000_000 + (n % 20) as u32 * 150_000)
+        });
+        let surface = ImageSurface::create(Format::ARgb32, 2 * W as i32, 2 * H as i32).unwrap();
+        surface.set_device_scale(2.0, 2.0);
+        let cr = Context::new(&surface).unwrap();
+        draw_frequency(&cr, W, H, &history, &[], &Palette::LIGHT).unwrap();
+        drop(cr);
+        let mut surface = surface;
+        let inked = count_pixels(
+            &mut surface,
+            Palette::LIGHT.performance,
+            (160, 80),
+            (1200, 460),
+        );
+        // Twice as many device pixels per line as at scale 1, none of them doubled up blurrily.
+        assert!(inked > 2000, "{inked}");
+    }
+}

@@ -1,0 +1,329 @@
+//! The recent frequency of each CPU: a fixed-size ring buffer that the live plot draws from.
+//!
+//! The window samples at 10 Hz for as long as it is open, so the buffer allocates everything
+//! at construction and a push only overwrites the oldest slot.
+
+use std::time::Duration;
+
+use pacer_core::values::CoreType;
+
+/// A CPU whose frequency the history follows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TracedCpu {
+    pub id: u32,
+    /// `None` where all cores are alike.
+    pub core_type: Option<CoreType>,
+}
+
+/// The latest frequencies of the CPUs of one core type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TypeSummary {
+    pub core_type: Option<CoreType>,
+    pub median_khz: u32,
+    pub max_khz: u32,
+    /// How many CPUs of this type reported a frequency in the latest sample.
+    pub cpus: usize,
+}
+
+/// The core types in the order they are listed: fastest first, untyped cores last.
+pub const TYPES_IN_ORDER: [Option<CoreType>; 4] = [
+    Some(CoreType::Performance),
+    Some(CoreType::Efficiency),
+    Some(CoreType::LowPower),
+    None,
+];
+
+/// Per-CPU frequency samples over a fixed number of sampling instants.
+#[derive(Debug, Clone)]
+pub struct FrequencyHistory {
+    cpus: Vec<TracedCpu>,
+    capacity: usize,
+    /// Time of each slot since sampling began; `len` of them are valid, the oldest at `start`.
+    times: Vec<Duration>,
+    /// `khz[cpu * capacity + slot]`: one CPU's samples lie together, as the plot reads them.
+    khz: Vec<Option<u32>>,
+    start: usize,
+    len: usize,
+}
+
+impl FrequencyHistory {
+    /// An empty history for `cpus`, keeping the latest `capacity` samples (at least one).
+    pub fn new(cpus: Vec<TracedCpu>, capacity: usize) -> Self {
+        let capacity = capacity.max(1);
+        FrequencyHistory {
+            times: vec![Duration::ZERO; capacity],
+            khz: vec![None; capacity * cpus.len()],
+            cpus,
+            capacity,
+            start: 0,
+            len: 0,
+        }
+    }
+
+    pub fn cpus(&self) -> &[TracedCpu] {
+        &self.cpus
+    }
+
+    pub fn capacity(&self) -> usize {
+        self.capacity
+    }
+
+    /// Records one sampling instant. `khz` follows the order of [`Self::cpus`]; values beyond
+    /// the last CPU are ignored and CPUs beyond the end of `khz` count as unknown, so that a
+    /// sampler that briefly disagrees about the CPU list cannot break the plot.
+    pub fn push(&mut self, at: Duration, khz: &[Option<u32>]) {
+        let slot = if self.len < self.capacity {
+            self.len += 1;
+            (self.start + self.len - 1) % self.capacity
+        } else {
+            let oldest = self.start;
+            self.start = (self.start + 1) % self.capacity;
+            oldest
+        };
+        self.times[slot] = at;
+        for cpu in 0..self.cpus.len() {
+            self.khz[cpu * self.capacity + slot] = khz.get(cpu).copied().flatten();
+        }
+    }
+
+    /// Forgets every sample, keeping the CPUs and the storage.
+    pub fn clear(&mut self) {
+        self.start = 0;
+        self.len = 0;
+    }
+
+    /// When the latest sample was taken.
+    pub fn latest_time(&self) -> Option<Duration> {
+        self.len
+            .checked_sub(1)
+            .map(|last| self.times[(self.start + last) % self.capacity])
+    }
+
+    /// The samples of the CPU at `index` in [`Self::cpus`], oldest first; empty for an index
+    /// out of range.
+    pub fn samples(&self, index: usize) -> impl Iterator<Item = (Duration, Option<u32>)> + '_ {
+        let khz = if index < self.cpus.len() {
+            &self.khz[index * self.capacity..(index + 1) * self.capacity]
+        } else {
+            &[]
+        };
+        let (older, newer) = self.ring_order(&self.times);
+        let (older_khz, newer_khz) = if khz.is_empty() {
+            (&[][..], &[][..])
+        } else {
+            self.ring_order(khz)
+        };
+        older
+            .iter()
+            .chain(newer)
+            .copied()
+            .zip(older_khz.iter().chain(newer_khz).copied())
+    }
+
+    /// The valid part of one ring, split where it wraps: oldest part first.
+    fn ring_order<'a, T>(&self, ring: &'a [T]) -> (&'a [T], &'a [T]) {
+        let end = self.start + self.len;
+        if end <= self.capacity {
+            (&ring[self.start..end], &[])
+        } else {
+            (&ring[self.start..], &ring[..end - self.capacity])
+        }
+    }
+
+    /// The highest frequency anywhere in the history.
+    pub fn max_khz(&self) -> Option<u32> {
+        (0..self.cpus.len())
+            .flat_map(|cpu| self.samples(cpu).filter_map(|(_, khz)| khz))
+            .max()
+    }
+
+    /// The median and highest frequency of each core type in the latest sample, fastest type
+    /// first. A type none of whose CPUs reported a frequency is left out.
+    pub fn summary(&self) -> Vec<TypeSummary> {
+        let Some(last) = self.len.checked_sub(1) else {
+            return Vec::new();
+        };
+        let slot = (self.start + last) % self.capacity;
+        let mut values = Vec::with_capacity(self.cpus.len());
+        TYPES_IN_ORDER
+            .iter()
+            .filter_map(|&core_type| {
+                values.clear();
+                values.extend(
+                    self.cpus
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, cpu)| cpu.core_type == core_type)
+                        .filter_map(|(index, _)| self.khz[index * self.capacity + slot]),
+                );
+                values.sort_unstable();
+                let middle = values.len() / 2;
+                let median_khz = match values.len() {
+                    0 => return None,
+                    n if n % 2 == 1 => values[middle],
+                    // The mean of the two middle values, computed without overflow.
+                    _ => {
+                        let (low, high) = (values[middle - 1], values[middle]);
+                        low + (high - low).div_ceil(2)
+                    }
+                };
+                Some(TypeSummary {
+                    core_type,
+                    median_khz,
+                    max_khz: values[values.len() - 1],
+                    cpus: values.len(),
+                })
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    fn cpu(id: u32, core_type: Option<CoreType>) -> TracedCpu {
+        TracedCpu { id, core_type }
+    }
+
+    fn seconds(n: u64) -> Duration {
+        Duration::from_secs(n)
+    }
+
+    fn values(history: &FrequencyHistory, index: usize) -> Vec<Option<u32>> {
+        history.samples(index).map(|(_, khz)| khz).collect()
+    }
+
+    #[test]
+    fn wraps_around_keeping_the_latest_samples_in_order() {
+        let mut history = FrequencyHistory::new(vec![cpu(0, None), cpu(1, None)], 3);
+        assert_eq!(history.latest_time(), None);
+        for n in 0..5u32 {
+            history.push(seconds(n.into()), &[Some(n * 100), Some(n * 100 + 1)]);
+        }
+        assert_eq!(history.samples(0).count(), 3);
+        assert_eq!(history.capacity(), 3);
+        assert_eq!(values(&history, 0), [Some(200), Some(300), Some(400)]);
+        assert_eq!(values(&history, 1), [Some(201), Some(301), Some(401)]);
+        let times: Vec<_> = history.samples(0).map(|(at, _)| at).collect();
+        assert_eq!(times, [seconds(2), seconds(3), seconds(4)]);
+        assert_eq!(history.latest_time(), Some(seconds(4)));
+        assert_eq!(history.max_khz(), Some(401));
+        assert_eq!(values(&history, 2), []);
+    }
+
+    #[test]
+    fn does_not_grow_once_full() {
+        let mut history = FrequencyHistory::new(vec![cpu(0, None)], 4);
+        let storage = (history.times.as_ptr(), history.khz.as_ptr());
+        for n in 0..100 {
+            history.push(seconds(n), &[Some(1)]);
+        }
+        assert_eq!((history.times.as_ptr(), history.khz.as_ptr()), storage);
+        assert_eq!(history.times.len(), 4);
+    }
+
+    #[test]
+    fn a_zero_capacity_still_keeps_the_latest_sample() {
+        let mut history = FrequencyHistory::new(vec![cpu(0, None)], 0);
+        history.push(seconds(1), &[Some(5)]);
+        history.push(seconds(2), &[Some(6)]);
+        assert_eq!(values(&history, 0), [Some(6)]);
+    }
+
+    #[test]
+    fn mismatched_lengths_ignore_extras_and_treat_missing_as_unknown() {
+        let mut history = FrequencyHistory::new(vec![cpu(0, None), cpu(1, None)], 4);
+        history.push(seconds(0), &[Some(1), Some(2), Some(3)]);
+        history.push(seconds(1), &[Some(4)]);
+        history.push(seconds(2), &[]);
+        assert_eq!(values(&history, 0), [Some(1), Some(4), None]);
+        assert_eq!(values(&history, 1), [Some(2), None, None]);
+    }
+
+    #[test]
+    fn clear_forgets_samples_but_keeps_cpus() {
+        let mut history = FrequencyHistory::new(vec![cpu(7, None)], 4);
+        history.push(seconds(0), &[Some(1)]);
+        history.clear();
+        assert_eq!(history.latest_time(), None);
+        assert_eq!(history.samples(0).count(), 0);
+        assert_eq!(history.summary(), []);
+        assert_eq!(history.cpus(), [cpu(7, None)]);
+        history.push(seconds(9), &[Some(2)]);
+        assert_eq!(values(&history, 0), [Some(2)]);
+    }
+
+    #[test]
+    fn summary_takes_medians_per_type_over_the_latest_sample() {
+        use CoreType::{Efficiency, LowPower, Performance};
+        let cpus = vec![
+            cpu(0, Some(Efficiency)),
+            cpu(1, Some(Performance)),
+            cpu(2, Some(Efficiency)),
+            cpu(3, Some(Performance)),
+            cpu(4, Some(Efficiency)),
+            cpu(5, Some(Performance)),
+            cpu(6, Some(Performance)),
+            cpu(7, Some(LowPower)),
+        ];
+        let mut history = FrequencyHistory::new(cpus, 2);
+        history.push(seconds(0), &[Some(9_000_000); 8]);
+        history.push(
+            seconds(1),
+            &[
+                Some(1_000),
+                Some(4_000),
+                Some(3_000),
+                Some(1_000),
+                Some(2_000),
+                Some(2_001),
+                Some(5_000),
+                None,
+            ],
+        );
+        assert_eq!(
+            history.summary(),
+            [
+                // Even count: the mean of 2 001 and 4 000, rounded up.
+                TypeSummary {
+                    core_type: Some(Performance),
+                    median_khz: 3_001,
+                    max_khz: 5_000,
+                    cpus: 4,
+                },
+                // Odd count: the middle value.
+                TypeSummary {
+                    core_type: Some(Efficiency),
+                    median_khz: 2_000,
+                    max_khz: 3_000,
+                    cpus: 3,
+                },
+                // The low-power core reported nothing, so it is left out.
+            ]
+        );
+    }
+
+    #[test]
+    fn summary_skips_unknown_values() {
+        let mut history = FrequencyHistory::new(vec![cpu(0, None), cpu(1, None), cpu(2, None)], 1);
+        history.push(seconds(0), &[None, Some(800_000), Some(1_200_000)]);
+        assert_eq!(
+            history.summary(),
+            [TypeSummary {
+                core_type: None,
+                median_khz: 1_000_000,
+                max_khz: 1_200_000,
+                cpus: 2,
+            }]
+        );
+    }
+
+    #[test]
+    fn summary_of_large_values_does_not_overflow() {
+        let mut history = FrequencyHistory::new(vec![cpu(0, None), cpu(1, None)], 1);
+        history.push(seconds(0), &[Some(u32::MAX), Some(u32::MAX - 2)]);
+        assert_eq!(history.summary()[0].median_khz, u32::MAX - 1);
+    }
+}

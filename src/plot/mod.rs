@@ -1,0 +1,22 @@
+//! Pacer's plots: the live frequency of each CPU and the ramp-up chart, drawn with plotters
+//! and cairo, as GTK widgets and (the ramp-up chart) as PNG images.
+//!
+//! Only `widget` knows GTK widgets; the other modules refer to each other through `super::`
+//! alone, so that `benches/plot.rs` can compile them without the rest of the GUI.
+
+mod canvas;
+mod error;
+mod frequency;
+mod history;
+mod palette;
+mod ramp;
+mod raster;
+mod widget;
+
+pub use self::{
+    frequency::FrequencyMarks,
+    history::{TracedCpu, TypeSummary},
+    palette::Palette,
+    ramp::{ramp_png, RampSeries},
+    widget::{FrequencyPlot, RampPlot},
+};
