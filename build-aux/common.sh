@@ -6,8 +6,9 @@ PACER_BUILD_PACKAGES=(build-essential pkg-config libgtk-4-dev libadwaita-1-dev)
 # What the test suite uses besides: a virtual display for the window, jq for the JSON checks,
 # util-linux's setpriv to read as an unprivileged user, a D-Bus daemon, gdbus, and
 # python-dbusmock (polkit, UPower and profile-daemon stand-ins) for Debian's python3,
-# xmllint and systemd-analyze for the helper's data files.
-PACER_TEST_PACKAGES=(xvfb xauth x11-utils dbus jq util-linux libglib2.0-bin python3-dbusmock libxml2-utils systemd)
+# xmllint and systemd-analyze for the helper's data files, xdotool and ImageMagick's import
+# to drive the window and take its screenshots.
+PACER_TEST_PACKAGES=(xvfb xauth x11-utils dbus jq util-linux libglib2.0-bin python3-dbusmock libxml2-utils systemd xdotool imagemagick)
 # The libraries Debian's power-profiles-daemon links against.
 PACER_PPD_LIBRARIES=(libglib2.0-0 libgudev-1.0-0 libpolkit-gobject-1-0)
 

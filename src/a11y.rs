@@ -9,9 +9,7 @@ use relm4::gtk::glib;
 use relm4::gtk::prelude::*;
 
 /// A new widget of type `W` whose accessible name is `label`.
-pub fn labelled<W: IsA<gtk::Widget> + IsA<glib::Object> + glib::object::IsClass>(
-    label: &str,
-) -> W {
+pub fn labelled<W: IsA<gtk::Widget> + IsA<glib::Object> + glib::object::IsClass>(label: &str) -> W {
     let ui = format!(
         r#"<interface><object class="{}" id="widget"><accessibility><property name="label">{}</property></accessibility></object></interface>"#,
         W::static_type().name(),
@@ -21,7 +19,11 @@ pub fn labelled<W: IsA<gtk::Widget> + IsA<glib::Object> + glib::object::IsClass>
     match builder.add_from_string(&ui) {
         Ok(()) => builder.object("widget"),
         Err(error) => {
-            glib::g_warning!("pacer", "cannot name a widget for screen readers: {}", error);
+            glib::g_warning!(
+                "pacer",
+                "cannot name a widget for screen readers: {}",
+                error
+            );
             None
         }
     }

@@ -63,7 +63,12 @@ pub fn notices(facts: &BannerFacts<'_>) -> Vec<Notice> {
                 severity: finding.severity,
                 title: finding.summary.clone(),
                 detail: Some(detail),
-                action: fixable.then(|| (gettext("Fix"), NoticeAction::Fix(finding.fix.action.clone()))),
+                action: fixable.then(|| {
+                    (
+                        gettext("Fix"),
+                        NoticeAction::Fix(finding.fix.action.clone()),
+                    )
+                }),
             });
         }
         if !status.snapshot.has_cpufreq() && facts.simulated.is_none() {
@@ -142,7 +147,12 @@ impl SimpleComponent for Banner {
                 }
                 for notice in notices.iter().filter(|n| !self.shown.contains(n)) {
                     // For people and tests reading the log: what the banner now says.
-                    relm4::gtk::glib::g_info!("pacer", "banner shows {}: {}", notice.key, notice.title);
+                    relm4::gtk::glib::g_info!(
+                        "pacer",
+                        "banner shows {}: {}",
+                        notice.key,
+                        notice.title
+                    );
                 }
                 while let Some(child) = self.list.first_child() {
                     self.list.remove(&child);
@@ -240,7 +250,11 @@ mod tests {
             sim.write(path, value).unwrap().unwrap();
         }
         let root = SysRoot::new(dir.path());
-        Status::assemble(&root, Snapshot::read(&root).unwrap(), ProfileReading::default())
+        Status::assemble(
+            &root,
+            Snapshot::read(&root).unwrap(),
+            ProfileReading::default(),
+        )
     }
 
     #[test]
@@ -260,9 +274,10 @@ mod tests {
         sorted.sort();
         assert_eq!(severities, sorted, "most severe first");
         assert_eq!(shown.last().unwrap().key, "simulated");
-        assert!(shown
-            .iter()
-            .any(|n| matches!(n.action, Some((_, NoticeAction::Fix(FixAction::EnableTurbo))))));
+        assert!(shown.iter().any(|n| matches!(
+            n.action,
+            Some((_, NoticeAction::Fix(FixAction::EnableTurbo)))
+        )));
 
         let read_only = BannerFacts {
             read_only: Some("Read-only"),

@@ -11,10 +11,19 @@ use pacer_dbus::{Helper1Proxy, HelperError};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Change {
     Profile(String),
-    Governor { policies: Vec<u32>, governor: String },
-    Epp { policies: Vec<u32>, epp: String },
+    Governor {
+        policies: Vec<u32>,
+        governor: String,
+    },
+    Epp {
+        policies: Vec<u32>,
+        epp: String,
+    },
     /// Turbo/boost on every active policy.
-    Boost { policies: Vec<u32>, enabled: bool },
+    Boost {
+        policies: Vec<u32>,
+        enabled: bool,
+    },
     Eas(bool),
     DriverMode(String),
 }

@@ -28,7 +28,11 @@ pub struct Choice {
 }
 
 impl Choice {
-    fn of(policies: &[&Policy], options: impl Fn(&Policy) -> Option<Vec<String>>, value: impl Fn(&Policy) -> Option<String>) -> Option<Choice> {
+    fn of(
+        policies: &[&Policy],
+        options: impl Fn(&Policy) -> Option<Vec<String>>,
+        value: impl Fn(&Policy) -> Option<String>,
+    ) -> Option<Choice> {
         let mut lists = policies.iter().map(|p| options(p));
         let first = lists.next()??;
         // Only what every policy takes: one write must succeed on all of them.
@@ -99,14 +103,23 @@ impl Selectors {
     }
 
     /// What decides the widgets' layout (not their current values).
-    fn shape(&self) -> (String, Vec<u32>, Option<Vec<String>>, Option<Vec<String>>) {
-        (
-            self.title.clone(),
-            self.policies.clone(),
-            self.governor.as_ref().map(|c| c.options.clone()),
-            self.epp.as_ref().map(|c| c.options.clone()),
-        )
+    fn shape(&self) -> Shape {
+        Shape {
+            title: self.title.clone(),
+            policies: self.policies.clone(),
+            governors: self.governor.as_ref().map(|c| c.options.clone()),
+            epps: self.epp.as_ref().map(|c| c.options.clone()),
+        }
     }
+}
+
+/// The layout of one set of selectors: when it changes, the widgets are built anew.
+#[derive(Debug, PartialEq, Eq)]
+struct Shape {
+    title: String,
+    policies: Vec<u32>,
+    governors: Option<Vec<String>>,
+    epps: Option<Vec<String>>,
 }
 
 /// A core type's group: its selectors, and each of its policies.
@@ -161,15 +174,19 @@ impl CpusView {
                 }
             })
             .collect();
-        let every_core = (groups.len() > 1)
-            .then(|| Selectors::of(gettext("Every core"), &active, &pinned));
+        let every_core =
+            (groups.len() > 1).then(|| Selectors::of(gettext("Every core"), &active, &pinned));
         CpusView { every_core, groups }
     }
 
-    fn shape(&self) -> Vec<(String, Vec<u32>, Option<Vec<String>>, Option<Vec<String>>)> {
+    fn shape(&self) -> Vec<Shape> {
         self.every_core
             .iter()
-            .chain(self.groups.iter().flat_map(|g| std::iter::once(&g.all).chain(&g.each)))
+            .chain(
+                self.groups
+                    .iter()
+                    .flat_map(|g| std::iter::once(&g.all).chain(&g.each)),
+            )
             .map(Selectors::shape)
             .collect()
     }
@@ -199,7 +216,10 @@ pub enum CpusMsg {
     Snapshot(Box<Snapshot>),
     Editable(bool),
     /// A change to these policies was refused, with the reason.
-    Refused { policies: Vec<u32>, message: String },
+    Refused {
+        policies: Vec<u32>,
+        message: String,
+    },
     /// From the page's own selectors.
     Chose(Change),
 }
@@ -250,7 +270,10 @@ impl SimpleComponent for CpusPage {
                 if self.view.as_ref() == Some(&view) {
                     return;
                 }
-                let same_shape = self.view.as_ref().is_some_and(|old| old.shape() == view.shape());
+                let same_shape = self
+                    .view
+                    .as_ref()
+                    .is_some_and(|old| old.shape() == view.shape());
                 if !same_shape {
                     self.build(&view, &sender);
                 }
@@ -315,10 +338,7 @@ impl CpusPage {
         for type_group in &view.groups {
             let group = adw::PreferencesGroup::builder()
                 .title(type_group.all.title.as_str())
-                .description(fill(
-                    gettext("CPUs {cpus}"),
-                    &[("cpus", &type_group.cpus)],
-                ))
+                .description(fill(gettext("CPUs {cpus}"), &[("cpus", &type_group.cpus)]))
                 .build();
             self.add_selectors(&group, None, &type_group.all, sender);
             if type_group.each.len() > 1 {
@@ -418,20 +438,26 @@ impl CpusPage {
         let all: Vec<&Selectors> = view
             .every_core
             .iter()
-            .chain(view.groups.iter().flat_map(|g| std::iter::once(&g.all).chain(&g.each)))
+            .chain(
+                view.groups
+                    .iter()
+                    .flat_map(|g| std::iter::once(&g.all).chain(&g.each)),
+            )
             .collect();
         for (rows, selectors) in self.rows.iter().zip(all) {
             debug_assert_eq!(rows.policies, selectors.policies);
-            let show = |row: &adw::ComboRow, options: &[String], choice: &Choice| {
-                match choice.current.as_ref().and_then(|c| options.iter().position(|o| o == c)) {
-                    Some(index) => {
-                        row.set_selected(index as u32);
-                        row.set_subtitle("");
-                    }
-                    None => {
-                        row.set_selected(gtk::INVALID_LIST_POSITION);
-                        row.set_subtitle(&gettext("Differs between policies"));
-                    }
+            let show = |row: &adw::ComboRow, options: &[String], choice: &Choice| match choice
+                .current
+                .as_ref()
+                .and_then(|c| options.iter().position(|o| o == c))
+            {
+                Some(index) => {
+                    row.set_selected(index as u32);
+                    row.set_subtitle("");
+                }
+                None => {
+                    row.set_selected(gtk::INVALID_LIST_POSITION);
+                    row.set_subtitle(&gettext("Differs between policies"));
                 }
             };
             if let (Some((row, options)), Some(choice)) = (&rows.governor, &selectors.governor) {

@@ -159,12 +159,16 @@ async fn start_own(wanted: &Wanted) -> Result<(Helper1Proxy<'static>, OwnHelper)
         // Another program's helper may hold the name: only ours will do.
         if let Ok(owner_pid) = bus.get_connection_unix_process_id(name.clone()).await {
             if owner_pid == pid {
-                let helper = Helper1Proxy::new(&connection).await.map_err(|e| cannot(&e))?;
+                let helper = Helper1Proxy::new(&connection)
+                    .await
+                    .map_err(|e| cannot(&e))?;
                 return Ok((helper, own));
             }
         }
         if tokio::time::Instant::now() > deadline {
-            return Err(cannot(&gettext("its name did not appear on the session bus")));
+            return Err(cannot(&gettext(
+                "its name did not appear on the session bus",
+            )));
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }

@@ -138,7 +138,9 @@ impl MeasureState {
         if self.phase != Phase::Idle {
             return false;
         }
-        let total = u32::try_from(cpus * columns).unwrap_or(u32::MAX).saturating_mul(TRIALS);
+        let total = u32::try_from(cpus * columns)
+            .unwrap_or(u32::MAX)
+            .saturating_mul(TRIALS);
         self.phase = Phase::Running {
             comparing: columns > 1,
             done: 0,
@@ -150,12 +152,23 @@ impl MeasureState {
 
     /// A trial began: `trial` of `trials` on `cpu`, in `column` of a comparison.
     pub fn progress(&mut self, column: usize, cpu: u32, trial: u32, trials: u32) {
-        if let Phase::Running { done, total, text, comparing } = &mut self.phase {
+        if let Phase::Running {
+            done,
+            total,
+            text,
+            comparing,
+        } = &mut self.phase
+        {
             *done = (*done + 1).min(*total);
             *text = if *comparing {
                 fill(
                     gettext("Setting {column}: CPU {cpu}, trial {trial} of {trials}"),
-                    &[("column", &(column + 1)), ("cpu", &cpu), ("trial", &trial), ("trials", &trials)],
+                    &[
+                        ("column", &(column + 1)),
+                        ("cpu", &cpu),
+                        ("trial", &trial),
+                        ("trials", &trials),
+                    ],
                 )
             } else {
                 fill(
@@ -259,7 +272,12 @@ pub enum MeasureMsg {
     Measure,
     Compare,
     Cancel,
-    Progress { column: usize, cpu: u32, trial: u32, trials: u32 },
+    Progress {
+        column: usize,
+        cpu: u32,
+        trial: u32,
+        trials: u32,
+    },
     Finished(Result<Outcome, String>),
     Show(u32),
     Export(Export),
@@ -291,9 +309,14 @@ impl SimpleComponent for MeasurePage {
                         set_title: &gettext("Ramp-Up"),
                         set_description: Some(&gettext("How fast a core reaches full speed when work arrives: a serial floating-point loop on one CPU of each core type, starting from idle.")),
 
-                        gtk::Box {
-                            set_spacing: 12,
+                        // The buttons wrap under each other on narrow screens.
+                        gtk::FlowBox {
+                            set_selection_mode: gtk::SelectionMode::None,
+                            set_max_children_per_line: 2,
+                            set_column_spacing: 12,
+                            set_row_spacing: 6,
                             set_margin_top: 6,
+                            set_homogeneous: false,
 
                             gtk::Button {
                                 set_label: &gettext("Measure ramp-up"),
@@ -401,7 +424,11 @@ impl SimpleComponent for MeasurePage {
         }
     }
 
-    fn init(root_dir: PathBuf, root: Self::Root, sender: ComponentSender<Self>) -> ComponentParts<Self> {
+    fn init(
+        root_dir: PathBuf,
+        root: Self::Root,
+        sender: ComponentSender<Self>,
+    ) -> ComponentParts<Self> {
         let model = MeasurePage {
             state: MeasureState::new(),
             root: root_dir,
@@ -420,9 +447,13 @@ impl SimpleComponent for MeasurePage {
         let ramp_widget = model.ramp_plot.widget();
         let widgets = view_output!();
 
-        widgets.export_button.set_popover(Some(&export_menu(&sender)));
+        widgets
+            .export_button
+            .set_popover(Some(&export_menu(&sender)));
         let mut model = model;
-        widgets.compare_button.set_popover(Some(&model.compare_popover(&sender)));
+        widgets
+            .compare_button
+            .set_popover(Some(&model.compare_popover(&sender)));
         ComponentParts { model, widgets }
     }
 
@@ -450,7 +481,12 @@ impl SimpleComponent for MeasurePage {
                     });
                 }
             }
-            MeasureMsg::Progress { column, cpu, trial, trials } => {
+            MeasureMsg::Progress {
+                column,
+                cpu,
+                trial,
+                trials,
+            } => {
                 self.state.progress(column, cpu, trial, trials);
             }
             MeasureMsg::Finished(result) => {
@@ -467,7 +503,9 @@ impl SimpleComponent for MeasurePage {
                 }
             }
             MeasureMsg::Show(index) => {
-                if (index as usize) < self.state.history.len() && self.state.shown != Some(index as usize) {
+                if (index as usize) < self.state.history.len()
+                    && self.state.shown != Some(index as usize)
+                {
                     self.state.shown = Some(index as usize);
                     self.show_entry();
                 }
@@ -510,7 +548,12 @@ impl MeasurePage {
         relm4::spawn(async move {
             let progress = input.clone();
             let on_progress = move |cpu, trial, trials| {
-                progress.emit(MeasureMsg::Progress { column: 0, cpu, trial, trials });
+                progress.emit(MeasureMsg::Progress {
+                    column: 0,
+                    cpu,
+                    trial,
+                    trials,
+                });
             };
             let through_helper = match &helper {
                 Some(helper) => client::measure_ramp(helper, &cpus, TRIALS, on_progress).await,
@@ -574,7 +617,12 @@ impl MeasurePage {
         relm4::spawn_local(async move {
             let progress = input.clone();
             let on_progress = move |column, cpu, trial, trials| {
-                progress.emit(MeasureMsg::Progress { column, cpu, trial, trials });
+                progress.emit(MeasureMsg::Progress {
+                    column,
+                    cpu,
+                    trial,
+                    trials,
+                });
             };
             let cancel = async {
                 // A dropped sender (the page gone) is no cancel.
@@ -582,10 +630,13 @@ impl MeasurePage {
                     std::future::pending::<()>().await;
                 }
             };
-            let result = client::compare(&helper, &root, settings, &cpus, TRIALS, on_progress, cancel).await;
+            let result =
+                client::compare(&helper, &root, settings, &cpus, TRIALS, on_progress, cancel).await;
             let result = match result {
                 Ok(comparison) => Ok(Outcome::Compare(comparison)),
-                Err(ClientError::Cancelled) => Err(gettext("Comparison cancelled; the settings from before are back")),
+                Err(ClientError::Cancelled) => Err(gettext(
+                    "Comparison cancelled; the settings from before are back",
+                )),
                 Err(error) => Err(error.to_string()),
             };
             input.emit(MeasureMsg::Finished(result));
@@ -630,11 +681,18 @@ impl MeasurePage {
             .build();
         grid.attach(&heading(&gettext("Governor")), 1, 0, 1, 1);
         grid.attach(&heading(&gettext("EPP")), 2, 0, 1, 1);
-        for (row, name) in [gettext("Setting A"), gettext("Setting B")].iter().enumerate() {
+        for (row, name) in [gettext("Setting A"), gettext("Setting B")]
+            .iter()
+            .enumerate()
+        {
             let row = row as i32 + 1;
             grid.attach(&gtk::Label::new(Some(name)), 0, row, 1, 1);
-            let governor: gtk::DropDown = labelled(&fill(gettext("Governor for {setting}"), &[("setting", name)]));
-            let epp: gtk::DropDown = labelled(&fill(gettext("EPP for {setting}"), &[("setting", name)]));
+            let governor: gtk::DropDown = labelled(&fill(
+                gettext("Governor for {setting}"),
+                &[("setting", name)],
+            ));
+            let epp: gtk::DropDown =
+                labelled(&fill(gettext("EPP for {setting}"), &[("setting", name)]));
             grid.attach(&governor, 1, row, 1, 1);
             grid.attach(&epp, 2, row, 1, 1);
             self.compare_rows.push((governor, epp));
@@ -653,7 +711,12 @@ impl MeasurePage {
     }
 
     fn show_history(&self) {
-        let titles: Vec<&str> = self.state.history.iter().map(|e| e.title.as_str()).collect();
+        let titles: Vec<&str> = self
+            .state
+            .history
+            .iter()
+            .map(|e| e.title.as_str())
+            .collect();
         self.history.set_model(Some(&gtk::StringList::new(&titles)));
         if let Some(shown) = self.state.shown {
             self.history.set_selected(shown as u32);
@@ -676,7 +739,10 @@ impl MeasurePage {
         }
         for (index, row) in table.rows.iter().enumerate() {
             let line = index as i32 + 1;
-            let label = gtk::Label::builder().label(row.label.trim()).xalign(0.0).build();
+            let label = gtk::Label::builder()
+                .label(row.label.trim())
+                .xalign(0.0)
+                .build();
             if row.section {
                 label.add_css_class("heading");
                 label.set_margin_top(6);
@@ -686,7 +752,11 @@ impl MeasurePage {
             }
             self.table.attach(&label, 0, line, 1, 1);
             for (column, cell) in row.cells.iter().enumerate() {
-                let value = gtk::Label::builder().label(cell.as_str()).xalign(1.0).selectable(true).build();
+                let value = gtk::Label::builder()
+                    .label(cell.as_str())
+                    .xalign(1.0)
+                    .selectable(true)
+                    .build();
                 value.add_css_class("numeric");
                 self.table.attach(&value, column as i32 + 1, line, 1, 1);
             }
@@ -698,7 +768,10 @@ impl MeasurePage {
         if self.state.shown_entry().is_none() {
             return;
         }
-        let window = self.table.root().and_then(|root| root.downcast::<gtk::Window>().ok());
+        let window = self
+            .table
+            .root()
+            .and_then(|root| root.downcast::<gtk::Window>().ok());
         let dialog = gtk::FileChooserNative::new(
             Some(&gettext("Export Result")),
             window.as_ref(),
@@ -775,8 +848,16 @@ fn measure_here(
             trials: p.trials as u32,
         });
     };
-    report::measure_ramp(&SysRoot::new(root), snapshot, cpus, options, profile, &mut on_progress, cancel)
-        .map_err(|e| e.to_string())
+    report::measure_ramp(
+        &SysRoot::new(root),
+        snapshot,
+        cpus,
+        options,
+        profile,
+        &mut on_progress,
+        cancel,
+    )
+    .map_err(|e| e.to_string())
 }
 
 #[cfg(test)]
@@ -802,7 +883,9 @@ mod tests {
         assert!(!state.start(2, 1), "a second one waits");
         state.progress(0, 7, 1, 5);
         assert!((state.fraction() - 0.1).abs() < 1e-9);
-        assert!(matches!(&state.phase, Phase::Running { text, .. } if text == "CPU 7: trial 1 of 5"));
+        assert!(
+            matches!(&state.phase, Phase::Running { text, .. } if text == "CPU 7: trial 1 of 5")
+        );
         state.finished(Some(Outcome::Ramp(simulated_report())));
         assert_eq!(state.phase, Phase::Idle);
         assert_eq!(state.shown, Some(0));
@@ -829,10 +912,14 @@ mod tests {
             export(&entry, format, &path).unwrap();
             assert!(std::fs::metadata(&path).unwrap().len() > 100, "{format:?}");
         }
-        let json: RampReport = serde_json::from_str(&std::fs::read_to_string(dir.path().join("out.json")).unwrap()).unwrap();
+        let json: RampReport =
+            serde_json::from_str(&std::fs::read_to_string(dir.path().join("out.json")).unwrap())
+                .unwrap();
         assert_eq!(json.runs.len(), 2);
-        assert!(export(&entry, Export::Csv, Path::new("/nonexistent/dir/x.csv"))
-            .unwrap_err()
-            .contains("/nonexistent/dir/x.csv"));
+        assert!(
+            export(&entry, Export::Csv, Path::new("/nonexistent/dir/x.csv"))
+                .unwrap_err()
+                .contains("/nonexistent/dir/x.csv")
+        );
     }
 }

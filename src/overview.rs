@@ -48,10 +48,7 @@ impl ProfileView {
                 .unwrap_or_default();
             return ProfileView {
                 choices: Vec::new(),
-                source: fill(
-                    gettext("No power profile daemon: {why}"),
-                    &[("why", &why)],
-                ),
+                source: fill(gettext("No power profile daemon: {why}"), &[("why", &why)]),
                 notes: Vec::new(),
             };
         };
@@ -65,10 +62,7 @@ impl ProfileView {
                 gettext("Set by {daemon} {version}"),
                 &[("daemon", &profile.daemon), ("version", version)],
             ),
-            None => fill(
-                gettext("Set by {daemon}"),
-                &[("daemon", &profile.daemon)],
-            ),
+            None => fill(gettext("Set by {daemon}"), &[("daemon", &profile.daemon)]),
         };
         let mut notes: Vec<String> = profile
             .holds
@@ -146,7 +140,10 @@ pub fn summary_lines(summary: &[TypeSummary]) -> Vec<String> {
                 gettext("{cores}: median {median} GHz, highest {max} GHz"),
                 &[
                     ("cores", &cores_heading(kind.core_type)),
-                    ("median", &format!("{:.2}", f64::from(kind.median_khz) / 1e6)),
+                    (
+                        "median",
+                        &format!("{:.2}", f64::from(kind.median_khz) / 1e6),
+                    ),
                     ("max", &format!("{:.2}", f64::from(kind.max_khz) / 1e6)),
                 ],
             )
@@ -435,7 +432,10 @@ impl OverviewPage {
         }
         self.profile_row.set_subtitle(&view.source);
         let same_choices = self.profile.as_ref().is_some_and(|old| {
-            old.choices.iter().map(|c| &c.0).eq(view.choices.iter().map(|c| &c.0))
+            old.choices
+                .iter()
+                .map(|c| &c.0)
+                .eq(view.choices.iter().map(|c| &c.0))
         });
         if !same_choices {
             while let Some(child) = self.profile_buttons.first_child() {
@@ -464,15 +464,17 @@ impl OverviewPage {
         }
         let mut child = self.profile_buttons.first_child();
         for (_, active) in &view.choices {
-            if let Some(button) = child.as_ref().and_then(|c| c.downcast_ref::<gtk::ToggleButton>())
+            if let Some(button) = child
+                .as_ref()
+                .and_then(|c| c.downcast_ref::<gtk::ToggleButton>())
             {
                 button.set_active(*active);
             }
             child = child.and_then(|c| c.next_sibling());
         }
-        self.profile_buttons
-            .parent()
-            .map(|row| row.set_visible(!view.choices.is_empty()));
+        if let Some(row) = self.profile_buttons.parent() {
+            row.set_visible(!view.choices.is_empty());
+        }
         while let Some(row) = self.notes.first_child() {
             self.notes.remove(&row);
         }
@@ -511,7 +513,11 @@ mod tests {
             .push(pacer_core::profile::ProfileProblem::NoDaemon);
         let view = ProfileView::of(&status);
         assert!(view.choices.is_empty());
-        assert!(view.source.starts_with("No power profile daemon"), "{}", view.source);
+        assert!(
+            view.source.starts_with("No power profile daemon"),
+            "{}",
+            view.source
+        );
     }
 
     #[test]

@@ -160,12 +160,29 @@ impl Component for Window {
 
         let stack = &widgets.stack;
         let pages = [
-            (model.overview.widget().clone().upcast::<gtk::Widget>(), "overview", gettext("Overview"), "speedometer-symbolic"),
-            (model.cpus.widget().clone().upcast(), "cpus", gettext("CPUs"), "applications-engineering-symbolic"),
-            (model.measure.widget().clone().upcast(), "measure", gettext("Measure"), "preferences-system-time-symbolic"),
+            (
+                model.overview.widget().clone().upcast::<gtk::Widget>(),
+                "overview",
+                gettext("Overview"),
+                "speedometer-symbolic",
+            ),
+            (
+                model.cpus.widget().clone().upcast(),
+                "cpus",
+                gettext("CPUs"),
+                "applications-engineering-symbolic",
+            ),
+            (
+                model.measure.widget().clone().upcast(),
+                "measure",
+                gettext("Measure"),
+                "preferences-system-time-symbolic",
+            ),
         ];
         for (widget, name, title, icon) in pages {
-            stack.add_titled(&widget, Some(name), &title).set_icon_name(Some(icon));
+            stack
+                .add_titled(&widget, Some(name), &title)
+                .set_icon_name(Some(icon));
         }
         // Narrow windows: the switcher moves from the header bar to the bottom.
         widgets
@@ -198,7 +215,11 @@ impl Component for Window {
             WindowMsg::Watched(watched) => {
                 if self.control.set_watched(watched) {
                     self.machine.set_pace(watched, self.period);
-                    let what = if watched { "sampling started" } else { "sampling stopped" };
+                    let what = if watched {
+                        "sampling started"
+                    } else {
+                        "sampling stopped"
+                    };
                     relm4::gtk::glib::g_debug!("pacer", "{what}");
                 }
             }
@@ -207,7 +228,12 @@ impl Component for Window {
         }
     }
 
-    fn update_cmd(&mut self, command: WindowCmd, sender: ComponentSender<Self>, _root: &Self::Root) {
+    fn update_cmd(
+        &mut self,
+        command: WindowCmd,
+        sender: ComponentSender<Self>,
+        _root: &Self::Root,
+    ) {
         match command {
             WindowCmd::Feed(FeedEvent::Status(Ok(status))) => self.show_status(status),
             WindowCmd::Feed(FeedEvent::Status(Err(error))) => {
@@ -222,7 +248,8 @@ impl Component for Window {
                     self.plotted = cpus;
                 }
                 self.plot.push(at, &khz);
-                self.overview.emit(OverviewMsg::Summary(self.plot.summary()));
+                self.overview
+                    .emit(OverviewMsg::Summary(self.plot.summary()));
             }
             WindowCmd::Helper(link, own) => {
                 let editable = matches!(link, HelperLink::Ready(_));
@@ -286,9 +313,10 @@ impl Window {
         cpus.iter()
             .map(|&id| TracedCpu {
                 id,
-                core_type: self.status.as_ref().and_then(|status| {
-                    status.snapshot.cpus.iter().find(|c| c.id == id)?.core_type
-                }),
+                core_type: self
+                    .status
+                    .as_ref()
+                    .and_then(|status| status.snapshot.cpus.iter().find(|c| c.id == id)?.core_type),
             })
             .collect()
     }
@@ -299,7 +327,8 @@ impl Window {
             self.plot.set_marks(marks(&status.snapshot));
         }
         self.overview.emit(OverviewMsg::Status(status.clone()));
-        self.cpus.emit(CpusMsg::Snapshot(Box::new(status.snapshot.clone())));
+        self.cpus
+            .emit(CpusMsg::Snapshot(Box::new(status.snapshot.clone())));
         self.measure.emit(MeasureMsg::Status(status.clone()));
         let first = self.status.is_none();
         self.status = Some(status);
@@ -343,11 +372,20 @@ impl Window {
         let all: Vec<u32> = self
             .status
             .as_ref()
-            .map(|s| s.snapshot.policies.iter().filter(|p| p.is_active()).map(|p| p.id).collect())
+            .map(|s| {
+                s.snapshot
+                    .policies
+                    .iter()
+                    .filter(|p| p.is_active())
+                    .map(|p| p.id)
+                    .collect()
+            })
             .unwrap_or_default();
         sender.oneshot_command(async move {
             for step in &changes {
-                if let Err(error) = change::apply(step, helper.as_ref(), profile.as_ref(), &all).await {
+                if let Err(error) =
+                    change::apply(step, helper.as_ref(), profile.as_ref(), &all).await
+                {
                     let failed = step.clone();
                     return WindowCmd::Changed(changes, Err((failed, error)));
                 }
@@ -365,7 +403,8 @@ impl Window {
                 self.helper = None;
                 self._own_helper = None;
                 self.control.switch_root(self.machine.root().to_owned());
-                self.measure.emit(MeasureMsg::Root(self.machine.root().to_owned()));
+                self.measure
+                    .emit(MeasureMsg::Root(self.machine.root().to_owned()));
                 self.find_helper(sender);
             }
             Err(error) => self.toasts.add_toast(adw::Toast::new(&error.to_string())),
@@ -477,7 +516,10 @@ fn log_first_frame(root: &adw::ApplicationWindow) {
         let handler = std::rc::Rc::new(std::cell::Cell::new(None));
         let handled = std::rc::Rc::clone(&handler);
         let id = clock.connect_after_paint(move |clock| {
-            let elapsed = crate::STARTED.get().map(|t| t.elapsed().as_millis()).unwrap_or(0);
+            let elapsed = crate::STARTED
+                .get()
+                .map(|t| t.elapsed().as_millis())
+                .unwrap_or(0);
             relm4::gtk::glib::g_debug!("pacer", "first frame drawn after {elapsed} ms");
             if let Some(id) = handled.take() {
                 clock.disconnect(id);
