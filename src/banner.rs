@@ -77,7 +77,8 @@ pub fn notices(facts: &BannerFacts<'_>) -> Vec<Notice> {
                 severity: Severity::Info,
                 title: gettext("This computer has no CPU frequency control"),
                 detail: Some(gettext("Its kernel offers no cpufreq policies (a virtual machine, most likely): there is nothing to show or change. A simulated laptop shows what Pacer does; it follows the kernel's rules and changes nothing real.")),
-                action: Some((gettext("Use a Simulated Laptop"), NoticeAction::Simulate)),
+                // Alt+S presses it.
+                action: Some((gettext("Use a _Simulated Laptop"), NoticeAction::Simulate)),
             });
         }
     }
@@ -224,6 +225,7 @@ fn notice_widget(notice: &Notice, sender: &ComponentSender<Banner>) -> gtk::Widg
             &[("action", label), ("title", &notice.title)],
         ));
         button.set_label(label);
+        button.set_use_underline(true);
         button.add_css_class("suggested-action");
         let action = action.clone();
         let input = sender.input_sender().clone();

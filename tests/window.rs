@@ -231,6 +231,44 @@ fn the_window_shows_each_page_of_the_simulated_laptop() {
     );
 }
 
+/// A tree of `model` that is not simulated: what a real machine's sysfs looks like.
+fn plain_tree(model: &str) -> tempfile::TempDir {
+    let tree = pacer_testrig::model_tree(model);
+    std::fs::remove_dir_all(tree.path().join(".pacer-sim")).unwrap();
+    tree
+}
+
+#[test]
+fn without_the_helper_the_window_reads_and_says_why_it_cannot_change() {
+    let bus = SystemBus::start();
+    let tree = plain_tree("amd-zen4");
+    let root = tree.path().to_str().unwrap();
+    let gui = Gui::start(&["--sysfs-root", root], Some(bus.address()));
+    gui.wait_for_log(
+        "banner shows read-only: Read-only: pacer-helper is not installed",
+        Duration::from_secs(20),
+    );
+    assert!(
+        !gui.log().contains("banner shows simulated"),
+        "{}",
+        gui.log()
+    );
+    gui.key("alt+2");
+    gui.screenshot("read-only");
+}
+
+#[test]
+fn a_machine_without_cpufreq_is_offered_the_simulated_laptop() {
+    let tree = plain_tree("vm");
+    let root = tree.path().to_str().unwrap();
+    let gui = Gui::start(&["--sysfs-root", root], None);
+    gui.wait_for_log("banner shows no-cpufreq", Duration::from_secs(20));
+    // The button's mnemonic.
+    gui.key("alt+s");
+    gui.wait_for_log("banner shows simulated", Duration::from_secs(20));
+    gui.screenshot("offered-simulation");
+}
+
 /// The seed's three steps (`reference/seeds/`): the governor to performance through the
 /// helper (intel_pstate saves the EPP), the profile to performance through the daemon (it
 /// writes EPP performance... which the kernel refuses under that governor, or which it holds
