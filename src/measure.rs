@@ -329,7 +329,8 @@ impl SimpleComponent for MeasurePage {
                             },
                             #[name = "compare_button"]
                             gtk::MenuButton {
-                                set_label: &gettext("Compare settings…"),
+                                set_label: &gettext("_Compare settings…"),
+                                set_use_underline: true,
                                 add_css_class: "pill",
                                 #[watch]
                                 set_sensitive: model.state.phase == Phase::Idle && model.helper.is_some(),
@@ -494,6 +495,9 @@ impl SimpleComponent for MeasurePage {
                 match result {
                     Ok(outcome) => {
                         self.state.finished(Some(outcome));
+                        if let Some(entry) = self.state.shown_entry() {
+                            relm4::gtk::glib::g_info!("pacer", "measured: {}", entry.title);
+                        }
                         self.show_history();
                     }
                     Err(error) => {

@@ -32,6 +32,7 @@ struct Gui {
     display: String,
     xauthority: String,
     pid: String,
+    focused: std::cell::Cell<bool>,
 }
 
 impl Gui {
@@ -80,6 +81,7 @@ impl Gui {
             display,
             xauthority,
             pid,
+            focused: std::cell::Cell::new(false),
         }
     }
 
@@ -112,21 +114,30 @@ impl Gui {
         command
     }
 
+    /// Presses `keys` (space-separated) in the window, focused first. Focus is not asked for
+    /// again while a popover is open: that would close it.
     fn key(&self, keys: &str) {
+        if !self.focused.replace(true) {
+            let status = self
+                .x("xdotool")
+                .args([
+                    "search",
+                    "--onlyvisible",
+                    "--name",
+                    "^Pacer$",
+                    "windowfocus",
+                    "--sync",
+                ])
+                .status()
+                .expect("xdotool runs (the test command installs it)");
+            assert!(status.success(), "xdotool windowfocus");
+        }
         let status = self
             .x("xdotool")
-            .args([
-                "search",
-                "--onlyvisible",
-                "--name",
-                "^Pacer$",
-                "windowfocus",
-                "--sync",
-                "key",
-                keys,
-            ])
+            .args(["key", "--delay", "150"])
+            .args(keys.split_whitespace())
             .status()
-            .expect("xdotool runs (the test command installs it)");
+            .unwrap();
         assert!(status.success(), "xdotool key {keys}");
         sleep(Duration::from_millis(700));
     }
@@ -208,7 +219,9 @@ impl Drop for Gui {
 
 #[test]
 fn the_window_shows_each_page_of_the_simulated_laptop() {
-    let gui = Gui::start(&["--simulate", "intel-hybrid"], None);
+    let tree = tempfile::tempdir().unwrap();
+    let root = tree.path().to_str().unwrap();
+    let gui = Gui::start(&["--simulate", "intel-hybrid", "--sysfs-root", root], None);
     gui.wait_for_log("first frame drawn", Duration::from_secs(20));
     gui.wait_for_log("banner shows simulated", Duration::from_secs(10));
     // A few seconds of the live plot.
@@ -217,8 +230,22 @@ fn the_window_shows_each_page_of_the_simulated_laptop() {
     gui.key("alt+2");
     gui.screenshot("cpus");
     gui.key("ctrl+m");
-    sleep(Duration::from_secs(2));
+    gui.wait_for_log("measured: Ramp-up #1", Duration::from_secs(20));
     gui.screenshot("measure");
+    // Compare from the keyboard: Alt+C opens the settings, setting A's governor becomes
+    // performance, setting B stays as it is; then Run. The settings come back afterwards.
+    gui.key("alt+c");
+    gui.key("Return");
+    gui.key("Down Return");
+    gui.key("Tab Tab Tab Tab Return");
+    gui.wait_for_log("measured: Comparison #2", Duration::from_secs(30));
+    let governor = tree
+        .path()
+        .join("sys/devices/system/cpu/cpufreq/policy0/scaling_governor");
+    assert_eq!(std::fs::read_to_string(governor).unwrap(), "powersave\n");
+    // The banner catches up with the restored settings at its next reading.
+    sleep(Duration::from_secs(3));
+    gui.screenshot("compare");
     // 360 px wide: the page switcher moves to the bottom, and nothing breaks.
     gui.key("alt+1");
     let width = gui.resize(360, 700);
