@@ -134,6 +134,10 @@ async fn start_own(wanted: &Wanted) -> Result<(Helper1Proxy<'static>, OwnHelper)
         .tempdir()
         .map_err(|e| cannot(&e))?;
     let mut command = Command::new(&program);
+    // It lives as long as this connection: a window that is killed leaves no helper behind.
+    if let Some(name) = connection.unique_name() {
+        command.arg("--exit-with").arg(name.as_str());
+    }
     command
         .arg("--session")
         .arg("--no-polkit")

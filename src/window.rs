@@ -25,6 +25,8 @@ use crate::plot::{FrequencyMarks, FrequencyPlot, TracedCpu};
 
 /// Sixty seconds of history at the fastest rate offered.
 const HISTORY_SECONDS: u32 = 60;
+/// How often the per-core-type summary beside the plot is rewritten.
+const SUMMARY_PERIOD: Duration = Duration::from_secs(1);
 
 pub struct WindowInit {
     pub machine: Machine,
@@ -43,6 +45,8 @@ pub struct Window {
     _own_helper: Option<OwnHelper>,
     plot: FrequencyPlot,
     plotted: Arc<[u32]>,
+    /// When the summary beside the plot was last written (sampling time).
+    summarised: Duration,
     banner: Controller<Banner>,
     overview: Controller<OverviewPage>,
     cpus: Controller<CpusPage>,
@@ -147,6 +151,7 @@ impl Component for Window {
             _own_helper: None,
             plot,
             plotted: Arc::from([]),
+            summarised: Duration::ZERO,
             banner,
             overview,
             cpus,
@@ -248,8 +253,13 @@ impl Component for Window {
                     self.plotted = cpus;
                 }
                 self.plot.push(at, &khz);
-                self.overview
-                    .emit(OverviewMsg::Summary(self.plot.summary()));
+                // Text that changes ten times a second cannot be read, and relaying it out
+                // costs: once a second.
+                if at.saturating_sub(self.summarised) >= SUMMARY_PERIOD {
+                    self.summarised = at;
+                    self.overview
+                        .emit(OverviewMsg::Summary(self.plot.summary()));
+                }
             }
             WindowCmd::Helper(link, own) => {
                 let editable = matches!(link, HelperLink::Ready(_));

@@ -51,6 +51,11 @@ struct Options {
     #[arg(long)]
     no_polkit: bool,
 
+    /// Exit when the bus name NAME leaves the bus (the program that started this helper for
+    /// itself, such as the window on a simulated machine)
+    #[arg(long, value_name = "NAME")]
+    exit_with: Option<String>,
+
     /// Exit after this many seconds without a call (0: never)
     #[arg(long, value_name = "SECONDS", default_value_t = 60)]
     idle_timeout: u64,
@@ -139,25 +144,37 @@ async fn run(options: Options) -> anyhow::Result<()> {
         .await
         .with_context(|| format!("cannot own {}", pacer_dbus::BUS_NAME))?;
 
-    let mut departures = DBusProxy::new(&connection)
-        .await?
-        .receive_name_owner_changed()
-        .await?;
+    let bus = DBusProxy::new(&connection).await?;
+    let mut departures = bus.receive_name_owner_changed().await?;
+    if let Some(name) = &options.exit_with {
+        let name = zbus::names::BusName::try_from(name.as_str())
+            .with_context(|| format!("--exit-with {name}"))?;
+        // Gone before the subscription began: nothing would announce it.
+        if !bus.name_has_owner(name).await? {
+            return Ok(());
+        }
+    }
     let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
     let mut interrupt = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())?;
     let mut tick = tokio::time::interval(Duration::from_millis(500));
     let idle = Duration::from_secs(options.idle_timeout);
     loop {
         tokio::select! {
-            Some(change) = departures.next() => {
+            change = departures.next() => {
+                // The stream ends with the connection: without a bus there is nobody to serve.
+                let Some(change) = change else { break };
                 // A caller that saved settings and left gets them restored.
                 if let Ok(args) = change.args() {
-                    let gone = args.new_owner().is_none() && args.name().starts_with(':');
+                    let vanished = args.new_owner().is_none();
+                    let gone = vanished && args.name().starts_with(':');
                     if gone && journal.entries().iter().any(|e| e.owner == args.name().as_str()) {
                         let server = connection.object_server();
                         if let Ok(helper) = server.interface::<_, Helper>(pacer_dbus::OBJECT_PATH).await {
                             helper.get().await.restore_for(args.name().as_str()).await;
                         }
+                    }
+                    if vanished && options.exit_with.as_deref() == Some(args.name().as_str()) {
+                        break;
                     }
                 }
             }

@@ -68,3 +68,45 @@ fn the_simulated_demo_on_the_session_bus() {
         String::from_utf8_lossy(&output.stderr)
     );
 }
+
+/// A helper started for one program (the window on a simulated machine) goes when that
+/// program leaves the bus, even when it was killed and could not stop the helper itself.
+#[test]
+fn the_helper_leaves_with_the_program_it_serves() {
+    let tree = tempfile::tempdir().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let script = r#"
+        wait_for() {
+            for _ in $(seq 100); do
+                gdbus call --session --dest org.freedesktop.DBus --object-path /org/freedesktop/DBus \
+                    --method org.freedesktop.DBus.NameHasOwner "$1" | grep -q true && return 0
+                sleep 0.05
+            done
+            echo "no $1 on the bus"; exit 1
+        }
+        /usr/bin/python3 -m dbusmock --session com.example.Window /w com.example.Window & window=$!
+        wait_for com.example.Window
+        "$HELPER" --session --no-polkit --simulate vm --sysfs-root "$TREE" --state-dir "$STATE" \
+            --idle-timeout 0 --exit-with com.example.Window & helper=$!
+        wait_for io.github.pacerapp.Pacer.Helper1
+        kill -9 "$window"
+        for _ in $(seq 100); do
+            kill -0 "$helper" 2>/dev/null || { echo "helper gone"; exit 0; }
+            sleep 0.05
+        done
+        echo "helper still running"; kill "$helper"
+    "#;
+    let output = Command::new("dbus-run-session")
+        .args(["--", "sh", "-c", script])
+        .env("HELPER", HELPER)
+        .env("TREE", tree.path())
+        .env("STATE", state.path())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains("helper gone"),
+        "{stdout}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
