@@ -231,34 +231,22 @@ impl SimpleComponent for CpusPage {
     type Output = Change;
 
     view! {
-        gtk::ScrolledWindow {
-            set_hscrollbar_policy: gtk::PolicyType::Never,
-            set_vexpand: true,
-
-            adw::Clamp {
-                set_maximum_size: 800,
-                set_tightening_threshold: 600,
-
-                #[local_ref]
-                content -> gtk::Box {
-                    set_orientation: gtk::Orientation::Vertical,
-                    set_spacing: 24,
-                    set_margin_all: 12,
-                },
-            },
+        gtk::Box {
+            set_orientation: gtk::Orientation::Vertical,
+            set_spacing: 24,
+            set_margin_all: 12,
         }
     }
 
     fn init(_: (), root: Self::Root, _sender: ComponentSender<Self>) -> ComponentParts<Self> {
         let model = CpusPage {
-            content: gtk::Box::new(gtk::Orientation::Vertical, 24),
+            content: root.clone(),
             updating: Rc::new(Cell::new(false)),
             view: None,
             rows: Vec::new(),
             refusals: Vec::new(),
             editable: false,
         };
-        let content = &model.content;
         let widgets = view_output!();
         ComponentParts { model, widgets }
     }

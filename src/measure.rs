@@ -292,134 +292,124 @@ impl SimpleComponent for MeasurePage {
     type Output = String;
 
     view! {
-        gtk::ScrolledWindow {
-            set_hscrollbar_policy: gtk::PolicyType::Never,
-            set_vexpand: true,
+        gtk::Box {
+            set_orientation: gtk::Orientation::Vertical,
+            set_spacing: 24,
+            set_margin_all: 12,
 
-            adw::Clamp {
-                set_maximum_size: 1000,
-                set_tightening_threshold: 600,
+            adw::PreferencesGroup {
+                set_title: &gettext("Ramp-Up"),
+                set_description: Some(&gettext("How fast a core reaches full speed when work arrives: a serial floating-point loop on one CPU of each core type, starting from idle.")),
+
+                // The buttons wrap under each other on narrow screens.
+                gtk::FlowBox {
+                    set_selection_mode: gtk::SelectionMode::None,
+                    set_max_children_per_line: 2,
+                    set_column_spacing: 12,
+                    set_row_spacing: 6,
+                    set_margin_top: 6,
+                    set_homogeneous: false,
+
+                    gtk::Button {
+                        set_label: &gettext("Measure ramp-up"),
+                        set_tooltip_text: Some(&gettext("Measure ramp-up (Ctrl+M)")),
+                        add_css_class: "suggested-action",
+                        add_css_class: "pill",
+                        #[watch]
+                        set_sensitive: model.state.phase == Phase::Idle && model.snapshot.is_some(),
+                        connect_clicked => MeasureMsg::Measure,
+                    },
+                    #[name = "compare_button"]
+                    gtk::MenuButton {
+                        set_label: &gettext("_Compare settings…"),
+                        set_use_underline: true,
+                        add_css_class: "pill",
+                        #[watch]
+                        set_sensitive: model.state.phase == Phase::Idle && model.helper.is_some(),
+                        #[watch]
+                        set_tooltip_text: Some(&if model.helper.is_some() {
+                            gettext("Measure under two settings, side by side; the settings from before come back afterwards")
+                        } else {
+                            gettext("Comparing changes settings, which needs pacer-helper")
+                        }),
+                    },
+                },
 
                 gtk::Box {
-                    set_orientation: gtk::Orientation::Vertical,
-                    set_spacing: 24,
-                    set_margin_all: 12,
+                    set_spacing: 12,
+                    set_margin_top: 12,
+                    #[watch]
+                    set_visible: model.state.phase != Phase::Idle,
 
-                    adw::PreferencesGroup {
-                        set_title: &gettext("Ramp-Up"),
-                        set_description: Some(&gettext("How fast a core reaches full speed when work arrives: a serial floating-point loop on one CPU of each core type, starting from idle.")),
+                    gtk::ProgressBar {
+                        set_hexpand: true,
+                        set_valign: gtk::Align::Center,
+                        set_show_text: true,
+                        #[watch]
+                        set_fraction: model.state.fraction(),
+                        #[watch]
+                        set_text: Some(match &model.state.phase {
+                            Phase::Running { text, .. } => text.as_str(),
+                            Phase::Idle => "",
+                        }),
+                    },
+                    gtk::Button {
+                        set_label: &gettext("Cancel"),
+                        connect_clicked => MeasureMsg::Cancel,
+                    },
+                },
+            },
 
-                        // The buttons wrap under each other on narrow screens.
-                        gtk::FlowBox {
-                            set_selection_mode: gtk::SelectionMode::None,
-                            set_max_children_per_line: 2,
-                            set_column_spacing: 12,
-                            set_row_spacing: 6,
-                            set_margin_top: 6,
-                            set_homogeneous: false,
+            adw::PreferencesGroup {
+                #[watch]
+                set_title: &model.state.shown_entry().map(|e| e.title.clone()).unwrap_or_else(|| gettext("No results yet")),
+                #[watch]
+                set_description: model.state.shown_entry().map(|e| e.outcome.table().settings_line).as_deref(),
+                #[watch]
+                set_visible: true,
 
-                            gtk::Button {
-                                set_label: &gettext("Measure ramp-up"),
-                                set_tooltip_text: Some(&gettext("Measure ramp-up (Ctrl+M)")),
-                                add_css_class: "suggested-action",
-                                add_css_class: "pill",
-                                #[watch]
-                                set_sensitive: model.state.phase == Phase::Idle && model.snapshot.is_some(),
-                                connect_clicked => MeasureMsg::Measure,
-                            },
-                            #[name = "compare_button"]
-                            gtk::MenuButton {
-                                set_label: &gettext("_Compare settings…"),
-                                set_use_underline: true,
-                                add_css_class: "pill",
-                                #[watch]
-                                set_sensitive: model.state.phase == Phase::Idle && model.helper.is_some(),
-                                #[watch]
-                                set_tooltip_text: Some(&if model.helper.is_some() {
-                                    gettext("Measure under two settings, side by side; the settings from before come back afterwards")
-                                } else {
-                                    gettext("Comparing changes settings, which needs pacer-helper")
-                                }),
-                            },
-                        },
+                #[wrap(Some)]
+                set_header_suffix = &gtk::Box {
+                    set_spacing: 6,
+                    #[watch]
+                    set_visible: !model.state.history.is_empty(),
 
-                        gtk::Box {
-                            set_spacing: 12,
-                            set_margin_top: 12,
-                            #[watch]
-                            set_visible: model.state.phase != Phase::Idle,
-
-                            gtk::ProgressBar {
-                                set_hexpand: true,
-                                set_valign: gtk::Align::Center,
-                                set_show_text: true,
-                                #[watch]
-                                set_fraction: model.state.fraction(),
-                                #[watch]
-                                set_text: Some(match &model.state.phase {
-                                    Phase::Running { text, .. } => text.as_str(),
-                                    Phase::Idle => "",
-                                }),
-                            },
-                            gtk::Button {
-                                set_label: &gettext("Cancel"),
-                                connect_clicked => MeasureMsg::Cancel,
-                            },
+                    #[local_ref]
+                    history -> gtk::DropDown {
+                        set_valign: gtk::Align::Center,
+                        set_tooltip_text: Some(&gettext("Results of this session")),
+                        connect_selected_notify[sender] => move |choice| {
+                            sender.input(MeasureMsg::Show(choice.selected()));
                         },
                     },
-
-                    adw::PreferencesGroup {
-                        #[watch]
-                        set_title: &model.state.shown_entry().map(|e| e.title.clone()).unwrap_or_else(|| gettext("No results yet")),
-                        #[watch]
-                        set_description: model.state.shown_entry().map(|e| e.outcome.table().settings_line).as_deref(),
-                        #[watch]
-                        set_visible: true,
-
-                        #[wrap(Some)]
-                        set_header_suffix = &gtk::Box {
-                            set_spacing: 6,
-                            #[watch]
-                            set_visible: !model.state.history.is_empty(),
-
-                            #[local_ref]
-                            history -> gtk::DropDown {
-                                set_valign: gtk::Align::Center,
-                                set_tooltip_text: Some(&gettext("Results of this session")),
-                                connect_selected_notify[sender] => move |choice| {
-                                    sender.input(MeasureMsg::Show(choice.selected()));
-                                },
-                            },
-                            #[name = "export_button"]
-                            gtk::MenuButton {
-                                set_icon_name: "document-save-symbolic",
-                                set_valign: gtk::Align::Center,
-                                set_tooltip_text: Some(&gettext("Export")),
-                            },
-                        },
-
-                        gtk::ScrolledWindow {
-                            set_vscrollbar_policy: gtk::PolicyType::Never,
-                            set_propagate_natural_height: true,
-                            #[watch]
-                            set_visible: model.state.shown_entry().is_some(),
-
-                            #[local_ref]
-                            table -> gtk::Grid {
-                                set_column_spacing: 18,
-                                set_row_spacing: 4,
-                                set_margin_all: 6,
-                            },
-                        },
-                        gtk::Frame {
-                            add_css_class: "view",
-                            set_margin_top: 12,
-                            #[watch]
-                            set_visible: model.state.shown_entry().is_some(),
-                            #[local_ref]
-                            ramp_widget -> gtk::DrawingArea {},
-                        },
+                    #[name = "export_button"]
+                    gtk::MenuButton {
+                        set_icon_name: "document-save-symbolic",
+                        set_valign: gtk::Align::Center,
+                        set_tooltip_text: Some(&gettext("Export")),
                     },
+                },
+
+                gtk::ScrolledWindow {
+                    set_vscrollbar_policy: gtk::PolicyType::Never,
+                    set_propagate_natural_height: true,
+                    #[watch]
+                    set_visible: model.state.shown_entry().is_some(),
+
+                    #[local_ref]
+                    table -> gtk::Grid {
+                        set_column_spacing: 18,
+                        set_row_spacing: 4,
+                        set_margin_all: 6,
+                    },
+                },
+                gtk::Frame {
+                    add_css_class: "view",
+                    set_margin_top: 12,
+                    #[watch]
+                    set_visible: model.state.shown_entry().is_some(),
+                    #[local_ref]
+                    ramp_widget -> gtk::DrawingArea {},
                 },
             },
         }

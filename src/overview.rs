@@ -194,79 +194,69 @@ impl SimpleComponent for OverviewPage {
     type Output = Change;
 
     view! {
-        gtk::ScrolledWindow {
-            set_hscrollbar_policy: gtk::PolicyType::Never,
-            set_vexpand: true,
+        gtk::Box {
+            set_orientation: gtk::Orientation::Vertical,
+            set_spacing: 24,
+            set_margin_all: 12,
 
-            adw::Clamp {
-                set_maximum_size: 1000,
-                set_tightening_threshold: 600,
+            adw::PreferencesGroup {
+                set_title: &gettext("Frequency"),
+                set_description: Some(&gettext("Each CPU over the last minute, coloured by core type")),
 
-                gtk::Box {
-                    set_orientation: gtk::Orientation::Vertical,
-                    set_spacing: 24,
-                    set_margin_all: 12,
+                gtk::Frame {
+                    add_css_class: "view",
+                    #[local_ref]
+                    plot_widget -> gtk::DrawingArea {},
+                },
+                #[local_ref]
+                summary -> gtk::Label {
+                    set_xalign: 0.0,
+                    set_wrap: true,
+                    set_margin_top: 6,
+                    add_css_class: "caption",
+                    add_css_class: "numeric",
+                },
+            },
 
-                    adw::PreferencesGroup {
-                        set_title: &gettext("Frequency"),
-                        set_description: Some(&gettext("Each CPU over the last minute, coloured by core type")),
+            adw::PreferencesGroup {
+                set_title: &gettext("Power Profile"),
 
-                        gtk::Frame {
-                            add_css_class: "view",
-                            #[local_ref]
-                            plot_widget -> gtk::DrawingArea {},
-                        },
-                        #[local_ref]
-                        summary -> gtk::Label {
-                            set_xalign: 0.0,
-                            set_wrap: true,
-                            set_margin_top: 6,
-                            add_css_class: "caption",
-                            add_css_class: "numeric",
-                        },
+                #[local_ref]
+                profile_row -> adw::ActionRow {
+                    set_title: &gettext("Profile"),
+                },
+                gtk::ListBoxRow {
+                    set_activatable: false,
+                    #[local_ref]
+                    profile_buttons -> gtk::Box {
+                        add_css_class: "linked",
+                        set_homogeneous: true,
+                        set_margin_all: 12,
                     },
+                },
+                #[local_ref]
+                notes -> gtk::ListBox {
+                    add_css_class: "boxed-list",
+                    set_selection_mode: gtk::SelectionMode::None,
+                    set_margin_top: 12,
+                },
+            },
 
-                    adw::PreferencesGroup {
-                        set_title: &gettext("Power Profile"),
+            adw::PreferencesGroup {
+                set_title: &gettext("Processor"),
 
-                        #[local_ref]
-                        profile_row -> adw::ActionRow {
-                            set_title: &gettext("Profile"),
-                        },
-                        gtk::ListBoxRow {
-                            set_activatable: false,
-                            #[local_ref]
-                            profile_buttons -> gtk::Box {
-                                add_css_class: "linked",
-                                set_homogeneous: true,
-                                set_margin_all: 12,
-                            },
-                        },
-                        #[local_ref]
-                        notes -> gtk::ListBox {
-                            add_css_class: "boxed-list",
-                            set_selection_mode: gtk::SelectionMode::None,
-                            set_margin_top: 12,
-                        },
-                    },
-
-                    adw::PreferencesGroup {
-                        set_title: &gettext("Processor"),
-
-                        #[local_ref]
-                        driver_row -> adw::ActionRow {
-                            set_title: &gettext("Frequency driver"),
-                        },
-                        #[local_ref]
-                        boost_row -> adw::ActionRow {
-                            set_title: &gettext("Turbo boost"),
-                            set_subtitle: &gettext("Frequencies above the base frequency"),
-                        },
-                        #[local_ref]
-                        eas_row -> adw::ActionRow {
-                            set_title: &gettext("Energy Aware Scheduling"),
-                        },
-                    },
+                #[local_ref]
+                driver_row -> adw::ActionRow {
+                    set_title: &gettext("Frequency driver"),
+                },
+                #[local_ref]
+                boost_row -> adw::ActionRow {
+                    set_title: &gettext("Turbo boost"),
+                    set_subtitle: &gettext("Frequencies above the base frequency"),
+                },
+                #[local_ref]
+                eas_row -> adw::ActionRow {
+                    set_title: &gettext("Energy Aware Scheduling"),
                 },
             },
         }

@@ -186,7 +186,7 @@ impl Component for Window {
         ];
         for (widget, name, title, icon) in pages {
             stack
-                .add_titled(&widget, Some(name), &title)
+                .add_titled(&scrolled(&widget), Some(name), &title)
                 .set_icon_name(Some(icon));
         }
         // Narrow windows: the switcher moves from the header bar to the bottom.
@@ -420,6 +420,20 @@ impl Window {
             Err(error) => self.toasts.add_toast(adw::Toast::new(&error.to_string())),
         }
     }
+}
+
+/// A page as the stack shows it: scrolling, and no wider than reads well.
+fn scrolled(page: &gtk::Widget) -> gtk::ScrolledWindow {
+    let clamp = adw::Clamp::builder()
+        .maximum_size(1000)
+        .tightening_threshold(600)
+        .child(page)
+        .build();
+    gtk::ScrolledWindow::builder()
+        .hscrollbar_policy(gtk::PolicyType::Never)
+        .vexpand(true)
+        .child(&clamp)
+        .build()
 }
 
 fn core_types(snapshot: &Snapshot) -> Vec<(u32, Option<pacer_core::values::CoreType>)> {

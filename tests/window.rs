@@ -114,20 +114,20 @@ impl Gui {
         command
     }
 
+    /// `xdotool` acting on Pacer's window (`args` empty: printing its id).
+    fn on_window(&self, args: &[&str]) -> Command {
+        let mut command = self.x("xdotool");
+        command.args(["search", "--onlyvisible", "--name", "^Pacer$"]);
+        command.args(args);
+        command
+    }
+
     /// Presses `keys` (space-separated) in the window, focused first. Focus is not asked for
     /// again while a popover is open: that would close it.
     fn key(&self, keys: &str) {
         if !self.focused.replace(true) {
             let status = self
-                .x("xdotool")
-                .args([
-                    "search",
-                    "--onlyvisible",
-                    "--name",
-                    "^Pacer$",
-                    "windowfocus",
-                    "--sync",
-                ])
+                .on_window(&["windowfocus", "--sync"])
                 .status()
                 .expect("xdotool runs (the test command installs it)");
             assert!(status.success(), "xdotool windowfocus");
@@ -146,30 +146,18 @@ impl Gui {
     /// as its content needs).
     fn resize(&self, width: u32, height: u32) -> u32 {
         let status = self
-            .x("xdotool")
-            .args([
-                "search",
-                "--onlyvisible",
-                "--name",
-                "^Pacer$",
+            .on_window(&[
                 "windowsize",
                 "--sync",
+                &width.to_string(),
+                &height.to_string(),
             ])
-            .args([width.to_string(), height.to_string()])
             .status()
             .unwrap();
         assert!(status.success());
         sleep(Duration::from_millis(1000));
         let geometry = self
-            .x("xdotool")
-            .args([
-                "search",
-                "--onlyvisible",
-                "--name",
-                "^Pacer$",
-                "getwindowgeometry",
-                "--shell",
-            ])
+            .on_window(&["getwindowgeometry", "--shell"])
             .output()
             .unwrap();
         String::from_utf8_lossy(&geometry.stdout)
@@ -183,11 +171,7 @@ impl Gui {
         // What the log reports is drawn at the next frame.
         sleep(Duration::from_millis(500));
         let path = screenshot_dir().join(format!("{name}.png"));
-        let window = self
-            .x("xdotool")
-            .args(["search", "--onlyvisible", "--name", "^Pacer$"])
-            .output()
-            .unwrap();
+        let window = self.on_window(&[]).output().unwrap();
         let id = String::from_utf8_lossy(&window.stdout)
             .lines()
             .next()

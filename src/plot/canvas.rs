@@ -5,6 +5,8 @@
 use plotters::style::RGBColor;
 use relm4::gtk::cairo::{self, Context, FontSlant, FontWeight};
 
+use super::error::PlotError;
+
 /// The family plotters asks cairo for too, so that all text of a plot matches.
 pub const FONT_FAMILY: &str = "sans-serif";
 /// Tick labels, legends and line labels, in pixels.
@@ -186,6 +188,23 @@ pub fn legend_box(
     Ok(())
 }
 
+/// Runs `draw` with the context's state saved and restored (plotters scales the context for
+/// its own use and never restores it); an area smaller than `min` is left blank.
+pub fn draw_saved(
+    cr: &Context,
+    (width, height): (u32, u32),
+    min: (u32, u32),
+    draw: impl FnOnce() -> Result<(), PlotError>,
+) -> Result<(), PlotError> {
+    if width < min.0 || height < min.1 {
+        return Ok(());
+    }
+    cr.save()?;
+    let drawn = draw();
+    cr.restore()?;
+    drawn
+}
+
 /// Drawing into memory and reading the result back, for the plots' tests.
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
@@ -197,7 +216,7 @@ pub mod testing {
     pub fn render(
         width: u32,
         height: u32,
-        draw: impl FnOnce(&Context) -> Result<(), super::super::error::PlotError>,
+        draw: impl FnOnce(&Context) -> Result<(), PlotError>,
     ) -> ImageSurface {
         let surface = ImageSurface::create(Format::ARgb32, width as i32, height as i32).unwrap();
         {

@@ -52,14 +52,9 @@ pub fn draw_ramp(
     series: &[RampSeries],
     palette: &Palette,
 ) -> Result<(), PlotError> {
-    if width < MIN_WIDTH || height < MIN_HEIGHT {
-        return Ok(());
-    }
-    // Plotters scales the context for its own use and never restores it.
-    cr.save()?;
-    let drawn = draw(cr, width, height, series, palette);
-    cr.restore()?;
-    drawn
+    canvas::draw_saved(cr, (width, height), (MIN_WIDTH, MIN_HEIGHT), || {
+        draw(cr, width, height, series, palette)
+    })
 }
 
 /// Where the plotting area lies on the surface.

@@ -34,38 +34,54 @@ fn a_missing_bus_is_named() {
     assert!(String::from_utf8_lossy(&output.stderr).contains("cannot connect to the bus"));
 }
 
-/// The session-bus demo: a session bus of its own, the helper on a simulated machine
-/// without polkit, and a change through `pacerctl set --session`.
-#[test]
-fn the_simulated_demo_on_the_session_bus() {
-    let tree = tempfile::tempdir().unwrap();
-    let state = tempfile::tempdir().unwrap();
-    let pacerctl = pacer_testrig::workspace_binary("pacerctl");
-    let script = format!(
-        r#"
-        "$HELPER" --session --no-polkit --simulate arm-rk3588 --sysfs-root "$TREE" --state-dir "$STATE" --idle-timeout 1 &
+/// A shell function waiting up to 5 s for a name on the session bus.
+const WAIT_FOR: &str = r#"
+    wait_for() {
         for _ in $(seq 100); do
             gdbus call --session --dest org.freedesktop.DBus --object-path /org/freedesktop/DBus \
-                --method org.freedesktop.DBus.NameHasOwner {name} | grep -q true && break
+                --method org.freedesktop.DBus.NameHasOwner "$1" | grep -q true && return 0
             sleep 0.05
         done
-        "{pacerctl}" set governor performance --policies 4 --session --sysfs-root "$TREE"
-        "#,
-        name = pacer_dbus::BUS_NAME,
-        pacerctl = pacerctl.display(),
-    );
+        echo "no $1 on the bus"; exit 1
+    }
+"#;
+
+/// Runs `script` (with `wait_for`, and `$HELPER`, `$TREE` and `$STATE` set: the helper, an
+/// empty machine directory and an empty state directory) on a session bus of its own;
+/// returns its stdout, then stdout and stderr for a failure message.
+fn on_own_session_bus(script: &str) -> (String, String) {
+    let tree = tempfile::tempdir().unwrap();
+    let state = tempfile::tempdir().unwrap();
     let output = Command::new("dbus-run-session")
-        .args(["--", "sh", "-c", &script])
+        .args(["--", "sh", "-c", &format!("{WAIT_FOR}{script}")])
         .env("HELPER", HELPER)
         .env("TREE", tree.path())
         .env("STATE", state.path())
         .output()
         .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    let both = format!("{stdout}{}", String::from_utf8_lossy(&output.stderr));
+    (stdout, both)
+}
+
+/// The session-bus demo: a session bus of its own, the helper on a simulated machine
+/// without polkit, and a change through `pacerctl set --session`.
+#[test]
+fn the_simulated_demo_on_the_session_bus() {
+    let pacerctl = pacer_testrig::workspace_binary("pacerctl");
+    let script = format!(
+        r#"
+        "$HELPER" --session --no-polkit --simulate arm-rk3588 --sysfs-root "$TREE" --state-dir "$STATE" --idle-timeout 1 &
+        wait_for {name}
+        "{pacerctl}" set governor performance --policies 4 --session --sysfs-root "$TREE"
+        "#,
+        name = pacer_dbus::BUS_NAME,
+        pacerctl = pacerctl.display(),
+    );
+    let (stdout, both) = on_own_session_bus(&script);
     assert!(
         stdout.contains("the governor is now performance on policy 4"),
-        "{stdout}{}",
-        String::from_utf8_lossy(&output.stderr)
+        "{both}"
     );
 }
 
@@ -73,17 +89,7 @@ fn the_simulated_demo_on_the_session_bus() {
 /// program leaves the bus, even when it was killed and could not stop the helper itself.
 #[test]
 fn the_helper_leaves_with_the_program_it_serves() {
-    let tree = tempfile::tempdir().unwrap();
-    let state = tempfile::tempdir().unwrap();
     let script = r#"
-        wait_for() {
-            for _ in $(seq 100); do
-                gdbus call --session --dest org.freedesktop.DBus --object-path /org/freedesktop/DBus \
-                    --method org.freedesktop.DBus.NameHasOwner "$1" | grep -q true && return 0
-                sleep 0.05
-            done
-            echo "no $1 on the bus"; exit 1
-        }
         /usr/bin/python3 -m dbusmock --session com.example.Window /w com.example.Window & window=$!
         wait_for com.example.Window
         "$HELPER" --session --no-polkit --simulate vm --sysfs-root "$TREE" --state-dir "$STATE" \
@@ -96,17 +102,6 @@ fn the_helper_leaves_with_the_program_it_serves() {
         done
         echo "helper still running"; kill "$helper"
     "#;
-    let output = Command::new("dbus-run-session")
-        .args(["--", "sh", "-c", script])
-        .env("HELPER", HELPER)
-        .env("TREE", tree.path())
-        .env("STATE", state.path())
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        stdout.contains("helper gone"),
-        "{stdout}{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    let (stdout, both) = on_own_session_bus(script);
+    assert!(stdout.contains("helper gone"), "{both}");
 }
