@@ -582,7 +582,8 @@ pub(super) fn write_live(
     value: impl fmt::Display,
     mode: u32,
 ) -> Result<(), RenderError> {
-    write_atomically(&root.join(rel), format!("{value}\n").as_bytes(), mode)
+    // The file's directory exists (the tree is laid out): only the file is replaced.
+    replace_file(&root.join(rel), format!("{value}\n").as_bytes(), mode)
 }
 
 /// Lays `machine` out under `root` and saves its state there.
@@ -742,6 +743,11 @@ fn remove_any(path: &Path) -> Result<(), RenderError> {
 /// Writes through a temporary file and a rename, so readers see the old or the new value.
 fn write_atomically(path: &Path, content: &[u8], mode: u32) -> Result<(), RenderError> {
     make_parent(path)?;
+    replace_file(path, content, mode)
+}
+
+/// Replaces the file at `path` at once: readers see the old content or the new, never part.
+fn replace_file(path: &Path, content: &[u8], mode: u32) -> Result<(), RenderError> {
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy())
