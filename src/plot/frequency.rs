@@ -50,80 +50,158 @@ const LEGEND_HEIGHT: u32 = 22;
 const DATA_LINE_WIDTH: f64 = 1.25;
 const MARK_DASH: [f64; 2] = [5.0, 3.0];
 
-/// Draws the plot into `cr`, which covers `width` × `height` pixels from its origin. The
-/// background is left as it is.
-pub fn draw_frequency(
-    cr: &Context,
-    width: u32,
-    height: u32,
-    history: &FrequencyHistory,
-    marks: &[FrequencyMarks],
-    palette: &Palette,
-) -> Result<(), PlotError> {
-    canvas::draw_saved(cr, (width, height), (MIN_WIDTH, MIN_HEIGHT), || {
-        draw(cr, width, height, history, marks, palette)
+/// What the layers under and over the lines depend on: when it changes, they are drawn anew.
+#[derive(Debug, Clone, PartialEq)]
+struct LayerKey {
+    size: (u32, u32),
+    scale: f64,
+    top_ghz: f64,
+    palette: Palette,
+    marks: Vec<FrequencyMarks>,
+    /// The core types in the legend.
+    types: Vec<Option<CoreType>>,
+}
+
+/// The plot drawn in three layers: the axes and grid under the lines, the lines, and the
+/// limits and legend over them. Only the lines move from one sample to the next, so the
+/// other two are kept as images and drawn again only when their [`LayerKey`] changes: text
+/// and dashes cost most of a frame.
+#[derive(Debug, Default)]
+pub struct FrequencyLayers {
+    kept: Option<(LayerKey, ImageSurface, ImageSurface, Area)>,
+}
+
+impl FrequencyLayers {
+    /// Draws the plot into `cr`, which covers `width` × `height` pixels from its origin.
+    pub fn draw(
+        &mut self,
+        cr: &Context,
+        width: u32,
+        height: u32,
+        history: &FrequencyHistory,
+        marks: &[FrequencyMarks],
+        palette: &Palette,
+    ) -> Result<(), PlotError> {
+        canvas::draw_saved(cr, (width, height), (MIN_WIDTH, MIN_HEIGHT), || {
+            let key = LayerKey {
+                size: (width, height),
+                scale: device_scale(cr)?,
+                top_ghz: axis_top_ghz(history, marks),
+                palette: *palette,
+                marks: marks.to_vec(),
+                types: TYPES_IN_ORDER
+                    .into_iter()
+                    .filter(|&t| history.cpus().iter().any(|cpu| cpu.core_type == t))
+                    .collect(),
+            };
+            let kept = match self.kept.take() {
+                Some(kept) if kept.0 == key => kept,
+                _ => {
+                    let (under, area) = layer(&key, |cr| draw_mesh(cr, &key))?;
+                    let (over, _) = layer(&key, |cr| {
+                        draw_marks(cr, &area, marks, palette)?;
+                        draw_legend(cr, &area, history, palette)
+                    })?;
+                    (key, under, over, area)
+                }
+            };
+            let (_, under, over, area) = &kept;
+            let painted = paint(cr, under)
+                .and_then(|()| draw_lines(cr, area, history, palette))
+                // Over the lines, so that the limits and their labels stay readable.
+                .and_then(|()| paint(cr, over));
+            self.kept = Some(kept);
+            painted
+        })
+    }
+}
+
+/// The target's pixels per logical pixel (2 on HiDPI image targets; GTK's recording
+/// surfaces report 1 and scale the image up as a whole).
+fn device_scale(cr: &Context) -> Result<f64, PlotError> {
+    let (ctm_x, ctm_y) = cr.user_to_device_distance(1.0, 1.0)?;
+    let (device_x, device_y) = cr.target().device_scale();
+    Ok((ctm_x * device_x)
+        .abs()
+        .max((ctm_y * device_y).abs())
+        .round()
+        .clamp(1.0, 4.0))
+}
+
+/// A transparent image of the plot's size at the target's scale, after `draw` drew on it.
+fn layer<T>(
+    key: &LayerKey,
+    draw: impl FnOnce(&Context) -> Result<T, PlotError>,
+) -> Result<(ImageSurface, T), PlotError> {
+    let pixels = |logical: u32| {
+        i32::try_from((f64::from(logical) * key.scale).ceil() as i64)
+            .map_err(|_| PlotError::Layout(format!("a plot {logical} pixels wide")))
+    };
+    let image = ImageSurface::create(Format::ARgb32, pixels(key.size.0)?, pixels(key.size.1)?)?;
+    image.set_device_scale(key.scale, key.scale);
+    let drawn = {
+        let cr = Context::new(&image)?;
+        draw(&cr)?
+    };
+    image.flush();
+    Ok((image, drawn))
+}
+
+fn paint(cr: &Context, layer: &ImageSurface) -> Result<(), PlotError> {
+    cr.save()?;
+    cr.set_source_surface(layer, 0.0, 0.0)?;
+    cr.paint()?;
+    cr.restore()?;
+    Ok(())
+}
+
+/// The axes, their labels and the grid; returns where the plotting area lies.
+fn draw_mesh(cr: &Context, key: &LayerKey) -> Result<Area, PlotError> {
+    let (width, height) = key.size;
+    let (palette, top_ghz) = (&key.palette, key.top_ghz);
+    let backend = CairoBackend::new(cr, (width, height))
+        .map_err(|error| PlotError::Layout(error.to_string()))?;
+    let root = backend.into_drawing_area();
+    let mut chart = ChartBuilder::on(&root)
+        .margin_top(LEGEND_HEIGHT)
+        .margin_right(14)
+        .margin_left(4)
+        .margin_bottom(4)
+        .x_label_area_size(34)
+        .y_label_area_size(44)
+        .build_cartesian_2d(-WINDOW.as_secs_f64()..0.0, 0.0..top_ghz)?;
+    let text = (FONT_FAMILY, FONT_SIZE)
+        .into_font()
+        .color(&palette.foreground);
+    let seconds_ago = |seconds: &f64| format!("{:.0}", seconds.abs());
+    let ghz = |ghz: &f64| format_ghz(*ghz);
+    chart
+        .configure_mesh()
+        .bold_line_style(palette.grid.stroke_width(1))
+        .light_line_style(TRANSPARENT)
+        .axis_style(palette.foreground.stroke_width(1))
+        .x_labels(7)
+        .y_labels(6)
+        .x_label_formatter(&seconds_ago)
+        .y_label_formatter(&ghz)
+        .label_style(text.clone())
+        .axis_desc_style(text)
+        .x_desc(gettext("seconds ago"))
+        .y_desc(gettext("GHz"))
+        .draw()?;
+    let (left, bottom) = chart.backend_coord(&(-WINDOW.as_secs_f64(), 0.0));
+    let (right, top) = chart.backend_coord(&(0.0, top_ghz));
+    Ok(Area {
+        left: f64::from(left),
+        right: f64::from(right),
+        top: f64::from(top),
+        bottom: f64::from(bottom),
+        top_ghz,
     })
 }
 
-fn draw(
-    cr: &Context,
-    width: u32,
-    height: u32,
-    history: &FrequencyHistory,
-    marks: &[FrequencyMarks],
-    palette: &Palette,
-) -> Result<(), PlotError> {
-    let top_ghz = axis_top_ghz(history, marks);
-    let area = {
-        let backend = CairoBackend::new(cr, (width, height))
-            .map_err(|error| PlotError::Layout(error.to_string()))?;
-        let root = backend.into_drawing_area();
-        let mut chart = ChartBuilder::on(&root)
-            .margin_top(LEGEND_HEIGHT)
-            .margin_right(14)
-            .margin_left(4)
-            .margin_bottom(4)
-            .x_label_area_size(34)
-            .y_label_area_size(44)
-            .build_cartesian_2d(-WINDOW.as_secs_f64()..0.0, 0.0..top_ghz)?;
-        let text = (FONT_FAMILY, FONT_SIZE)
-            .into_font()
-            .color(&palette.foreground);
-        let seconds_ago = |seconds: &f64| format!("{:.0}", seconds.abs());
-        let ghz = |ghz: &f64| format_ghz(*ghz);
-        chart
-            .configure_mesh()
-            .bold_line_style(palette.grid.stroke_width(1))
-            .light_line_style(TRANSPARENT)
-            .axis_style(palette.foreground.stroke_width(1))
-            .x_labels(7)
-            .y_labels(6)
-            .x_label_formatter(&seconds_ago)
-            .y_label_formatter(&ghz)
-            .label_style(text.clone())
-            .axis_desc_style(text)
-            .x_desc(gettext("seconds ago"))
-            .y_desc(gettext("GHz"))
-            .draw()?;
-        let (left, bottom) = chart.backend_coord(&(-WINDOW.as_secs_f64(), 0.0));
-        let (right, top) = chart.backend_coord(&(0.0, top_ghz));
-        Area {
-            left: f64::from(left),
-            right: f64::from(right),
-            top: f64::from(top),
-            bottom: f64::from(bottom),
-            top_ghz,
-        }
-    };
-
-    draw_lines(cr, &area, history, palette)?;
-    // Over the lines, so that the limits and their labels stay readable.
-    draw_marks(cr, &area, marks, palette)?;
-    draw_legend(cr, &area, history, palette)
-}
-
 /// Where the plotting area lies on the surface, and the frequency at its top.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct Area {
     left: f64,
     right: f64,
@@ -272,15 +350,7 @@ fn draw_lines(
     let Some(latest) = history.latest_time() else {
         return Ok(());
     };
-    // The target's pixels per logical pixel (2 on HiDPI image targets; GTK's recording
-    // surfaces report 1 and scale the image up as a whole).
-    let (ctm_x, ctm_y) = cr.user_to_device_distance(1.0, 1.0)?;
-    let (device_x, device_y) = cr.target().device_scale();
-    let scale = (ctm_x * device_x)
-        .abs()
-        .max((ctm_y * device_y).abs())
-        .round()
-        .clamp(1.0, 4.0);
+    let scale = device_scale(cr)?;
     // Columns in logical pixels, rows in device pixels: a line is as thick at any scale.
     let map = RasterMap {
         width: area.right - area.left,
@@ -529,8 +599,34 @@ mod tests {
 
     fn draw_light(history: &FrequencyHistory, marks: &[FrequencyMarks]) -> ImageSurface {
         render(W, H, |cr| {
-            draw_frequency(cr, W, H, history, marks, &Palette::LIGHT)
+            FrequencyLayers::default().draw(cr, W, H, history, marks, &Palette::LIGHT)
         })
+    }
+
+    #[test]
+    fn kept_layers_draw_what_fresh_ones_do() {
+        let marks = [FrequencyMarks {
+            core_type: Some(CoreType::Performance),
+            min_khz: Some(400_000),
+            base_khz: Some(2_100_000),
+            max_khz: Some(4_700_000),
+        }];
+        let mut layers = FrequencyLayers::default();
+        let mut history = hybrid_history(100, |cpu, n| {
+            Some(1_000_000 + (cpu as u32 + n as u32) * 10_000)
+        });
+        let data = |history: &FrequencyHistory, layers: &mut FrequencyLayers| {
+            let mut surface = render(W, H, |cr| {
+                layers.draw(cr, W, H, history, &marks, &Palette::LIGHT)
+            });
+            let bytes = surface.data().unwrap().to_vec();
+            bytes
+        };
+        let first = data(&history, &mut layers);
+        history.push(Duration::from_secs(11), &[Some(2_500_000); 4]);
+        let kept = data(&history, &mut layers);
+        assert_ne!(first, kept, "the new sample is drawn");
+        assert!(kept == data(&history, &mut FrequencyLayers::default()));
     }
 
     #[test]
@@ -591,7 +687,7 @@ mod tests {
     fn a_surface_too_small_for_a_plot_is_left_alone() {
         let history = hybrid_history(10, |_, _| Some(1_000_000));
         let mut surface = render(50, 30, |cr| {
-            draw_frequency(cr, 50, 30, &history, &[], &Palette::DARK)
+            FrequencyLayers::default().draw(cr, 50, 30, &history, &[], &Palette::DARK)
         });
         let white = RGBColor(255, 255, 255);
         assert_eq!(count_pixels(&mut surface, white, (0, 0), (50, 30)), 50 * 30);
@@ -695,7 +791,9 @@ mod tests {
         let surface = ImageSurface::create(Format::ARgb32, 2 * W as i32, 2 * H as i32).unwrap();
         surface.set_device_scale(2.0, 2.0);
         let cr = Context::new(&surface).unwrap();
-        draw_frequency(&cr, W, H, &history, &[], &Palette::LIGHT).unwrap();
+        FrequencyLayers::default()
+            .draw(&cr, W, H, &history, &[], &Palette::LIGHT)
+            .unwrap();
         drop(cr);
         let mut surface = surface;
         let inked = count_pixels(

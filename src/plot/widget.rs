@@ -9,7 +9,7 @@ use pacer_core::i18n::gettext;
 use relm4::adw;
 use relm4::gtk::{self, glib, prelude::*};
 
-use super::frequency::{draw_frequency, FrequencyMarks};
+use super::frequency::{FrequencyLayers, FrequencyMarks};
 use super::history::{FrequencyHistory, TracedCpu, TypeSummary};
 use super::palette::Palette;
 use super::ramp::{draw_ramp, RampSeries};
@@ -57,6 +57,7 @@ fn pixels(size: i32) -> u32 {
 struct FrequencyState {
     history: RefCell<FrequencyHistory>,
     marks: RefCell<Vec<FrequencyMarks>>,
+    layers: RefCell<FrequencyLayers>,
 }
 
 /// The live frequency plot of every CPU.
@@ -73,11 +74,12 @@ impl FrequencyPlot {
         let state = Rc::new(FrequencyState {
             history: RefCell::new(FrequencyHistory::new(cpus, capacity)),
             marks: RefCell::new(Vec::new()),
+            layers: RefCell::default(),
         });
         // The state does not refer to the area, so this makes no reference cycle.
         let drawn = Rc::clone(&state);
         area.set_draw_func(move |_, cr, width, height| {
-            let result = draw_frequency(
+            let result = drawn.layers.borrow_mut().draw(
                 cr,
                 pixels(width),
                 pixels(height),
