@@ -50,6 +50,7 @@ pub fn notices(facts: &BannerFacts<'_>) -> Vec<Notice> {
     if let Some(status) = facts.status {
         let mut findings: Vec<_> = status.findings.iter().collect();
         findings.sort_by_key(|finding| finding.severity);
+        let mut fix_offered = false;
         for finding in findings {
             let steps = Change::steps_of(&finding.fix.action);
             let fixable = !steps.is_empty()
@@ -64,10 +65,14 @@ pub fn notices(facts: &BannerFacts<'_>) -> Vec<Notice> {
                 title: finding.summary.clone(),
                 detail: Some(detail),
                 action: fixable.then(|| {
-                    (
-                        gettext("Fix"),
-                        NoticeAction::Fix(finding.fix.action.clone()),
-                    )
+                    // Alt+F fixes the most severe finding.
+                    let label = if fix_offered {
+                        gettext("Fix")
+                    } else {
+                        gettext("_Fix")
+                    };
+                    fix_offered = true;
+                    (label, NoticeAction::Fix(finding.fix.action.clone()))
                 }),
             });
         }
@@ -154,6 +159,9 @@ impl SimpleComponent for Banner {
                         notice.key,
                         notice.title
                     );
+                }
+                for notice in self.shown.iter().filter(|n| !notices.contains(n)) {
+                    relm4::gtk::glib::g_info!("pacer", "banner clears {}", notice.key);
                 }
                 while let Some(child) = self.list.first_child() {
                     self.list.remove(&child);

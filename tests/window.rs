@@ -326,4 +326,17 @@ fn the_seeds_inconsistency_raises_the_banner() {
     // The next reading, after every policy's governor is back, leaves the mismatch alone.
     sleep(Duration::from_secs(3));
     gui.screenshot("mismatch");
+
+    // Alt+F presses the most severe finding's Fix: the profile goes away and back, and the
+    // daemon writes the EPP again.
+    gui.key("alt+f");
+    gui.wait_for_log("banner clears EppMismatch", Duration::from_secs(15));
+    let epp = tree
+        .path()
+        .join("sys/devices/system/cpu/cpufreq/policy0/energy_performance_preference");
+    assert_eq!(
+        std::fs::read_to_string(epp).unwrap().trim_end(),
+        "performance"
+    );
+    assert_eq!(bus.profile().unwrap(), "performance");
 }
