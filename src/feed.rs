@@ -19,6 +19,8 @@ use tokio::time::Instant;
 
 /// How often the full state is read when nothing announces a change.
 const STATUS_PERIOD: Duration = Duration::from_secs(2);
+/// How often the full state is read while only the tray shows it.
+const BACKGROUND_FULL_PERIOD: Duration = Duration::from_secs(30);
 /// How long to wait before trying an unreachable system bus again.
 const RECONNECT_PERIOD: Duration = Duration::from_secs(10);
 
@@ -38,6 +40,9 @@ pub enum FeedEvent {
 #[derive(Debug)]
 pub struct FeedControl {
     watched: AtomicBool,
+    /// Something shows the state while the window is hidden (the tray): it is then read
+    /// cheaply instead of not at all.
+    background: AtomicBool,
     period_us: AtomicU64,
     /// Bumped when the window switches machines: the loops start over on the new root.
     generation: AtomicU64,
@@ -50,6 +55,7 @@ impl FeedControl {
     pub fn new(root: PathBuf, period: Duration) -> Arc<FeedControl> {
         Arc::new(FeedControl {
             watched: AtomicBool::new(true),
+            background: AtomicBool::new(false),
             period_us: AtomicU64::new(period.as_micros().try_into().unwrap_or(u64::MAX)),
             generation: AtomicU64::new(0),
             root: Mutex::new(root),
@@ -65,6 +71,12 @@ impl FeedControl {
             self.wake.notify_waiters();
         }
         changed
+    }
+
+    pub fn set_background(&self, background: bool) {
+        if self.background.swap(background, Ordering::Relaxed) != background {
+            self.wake.notify_waiters();
+        }
     }
 
     pub fn period(&self) -> Duration {
@@ -96,12 +108,25 @@ impl FeedControl {
 
     /// Returns once someone watches the window.
     async fn until_watched(&self) {
+        self.until(|control| control.watched.load(Ordering::Relaxed))
+            .await;
+    }
+
+    /// Returns once someone watches the window or the tray shows the state.
+    async fn until_followed(&self) {
+        self.until(|control| {
+            control.watched.load(Ordering::Relaxed) || control.background.load(Ordering::Relaxed)
+        })
+        .await;
+    }
+
+    async fn until(&self, ready: impl Fn(&FeedControl) -> bool) {
         loop {
             // Registered before the check, so a wake-up between the two is not lost.
             let woken = self.wake.notified();
             tokio::pin!(woken);
             woken.as_mut().enable();
-            if self.watched.load(Ordering::Relaxed) {
+            if ready(self) {
                 return;
             }
             woken.await;
@@ -115,33 +140,64 @@ pub async fn status_loop<C: From<FeedEvent>>(control: Arc<FeedControl>, out: Sen
     let mut unreachable: Option<ProfileProblem> = None;
     let mut changes = None;
     let mut last_connect: Option<Instant> = None;
+    // The last full reading, refreshed cheaply while only the tray shows it.
+    let mut last: Option<(Box<Status>, Instant, u64)> = None;
+    let mut asked = true;
     loop {
-        control.until_watched().await;
-        let due = last_connect.is_none_or(|at| at.elapsed() >= RECONNECT_PERIOD);
-        if connection.is_none() && due {
-            last_connect = Some(Instant::now());
-            match client::connect().await {
-                Ok(fresh) => {
-                    changes = client::changes(&fresh).await.ok();
-                    connection = Some(fresh);
-                    unreachable = None;
+        control.until_followed().await;
+        let watched = control.watched.load(Ordering::Relaxed);
+        let full = watched
+            || asked
+            || last.as_ref().is_none_or(|(_, at, generation)| {
+                at.elapsed() >= BACKGROUND_FULL_PERIOD || *generation != control.generation()
+            });
+        let status = if full {
+            let due = last_connect.is_none_or(|at| at.elapsed() >= RECONNECT_PERIOD);
+            if connection.is_none() && due {
+                last_connect = Some(Instant::now());
+                match client::connect().await {
+                    Ok(fresh) => {
+                        changes = client::changes(&fresh).await.ok();
+                        connection = Some(fresh);
+                        unreachable = None;
+                    }
+                    Err(problem) => unreachable = Some(problem),
                 }
-                Err(problem) => unreachable = Some(problem),
             }
-        }
-        let root = control.root();
-        let reading = match &connection {
-            Some(connection) => client::read(connection).await,
-            None => ProfileReading {
-                problems: unreachable.iter().cloned().collect(),
-                ..ProfileReading::default()
-            },
+            let root = control.root();
+            let generation = control.generation();
+            let reading = match &connection {
+                Some(connection) => client::read(connection).await,
+                None => ProfileReading {
+                    problems: unreachable.iter().cloned().collect(),
+                    ..ProfileReading::default()
+                },
+            };
+            let status = Snapshot::read(&root)
+                .map(|snapshot| Box::new(Status::assemble(&root, snapshot, reading)))
+                .map_err(|error| error.to_string());
+            last = status
+                .as_ref()
+                .ok()
+                .map(|status| (status.clone(), Instant::now(), generation));
+            Some(status)
+        } else {
+            // In the background: only the governor and EPP, which change behind everyone's
+            // back; the profile daemon announces its changes, and the rest is read fully
+            // now and then. Nothing is sent when nothing changed.
+            last.as_mut().and_then(|(status, _, _)| {
+                if status.snapshot.refresh_settings(&control.root()) {
+                    status.refresh_findings();
+                    Some(Ok(status.clone()))
+                } else {
+                    None
+                }
+            })
         };
-        let status = Snapshot::read(&root)
-            .map(|snapshot| Box::new(Status::assemble(&root, snapshot, reading)))
-            .map_err(|error| error.to_string());
-        if out.send(FeedEvent::Status(status).into()).is_err() {
-            return;
+        if let Some(status) = status {
+            if out.send(FeedEvent::Status(status).into()).is_err() {
+                return;
+            }
         }
         let announced = async {
             match &mut changes {
@@ -154,14 +210,16 @@ pub async fn status_loop<C: From<FeedEvent>>(control: Arc<FeedControl>, out: Sen
                 None => std::future::pending().await,
             }
         };
-        tokio::select! {
-            () = tokio::time::sleep(STATUS_PERIOD) => {}
-            () = control.refresh.notified() => {}
+        asked = tokio::select! {
+            () = tokio::time::sleep(STATUS_PERIOD) => false,
+            () = control.refresh.notified() => true,
+            () = control.wake.notified() => true,
             () = announced => {
                 // Several properties change at once: read once they all have.
                 tokio::time::sleep(Duration::from_millis(50)).await;
+                true
             }
-        }
+        };
     }
 }
 

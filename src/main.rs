@@ -1,6 +1,7 @@
 //! Pacer's window: the CPU's power state at a glance.
 
 mod a11y;
+mod background;
 mod banner;
 mod change;
 mod config;
@@ -9,8 +10,11 @@ mod feed;
 mod helper;
 mod machine;
 mod measure;
+mod notify;
 mod overview;
 mod plot;
+mod settings;
+mod tray;
 mod window;
 
 use std::path::PathBuf;
@@ -50,6 +54,10 @@ struct Options {
     #[arg(long, value_name = "HZ", default_value_t = 10,
           value_parser = clap::value_parser!(u32).range(1..=20))]
     refresh_hz: u32,
+
+    /// Start in the background: the tray item only, the window opens from it
+    #[arg(long)]
+    background: bool,
 }
 
 /// With `GSK_RENDERER=cairo` (software rendering, as on a virtual display) nothing uses GL,
@@ -77,8 +85,16 @@ fn main() -> ExitCode {
                 return ExitCode::FAILURE;
             }
         };
-    let app = RelmApp::new(config::APP_ID).with_args(Vec::new());
+    // The window shows itself unless started in the background (and comes back when Pacer
+    // is started again while it runs).
+    let app = RelmApp::new(config::APP_ID)
+        .with_args(Vec::new())
+        .visible_on_activate(false);
     relm4::set_global_css(STYLE);
-    app.run::<window::Window>(window::WindowInit { machine, period });
+    app.run::<window::Window>(window::WindowInit {
+        machine,
+        period,
+        background: options.background,
+    });
     ExitCode::SUCCESS
 }

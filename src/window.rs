@@ -5,14 +5,17 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use pacer_core::findings::FixAction;
 use pacer_core::i18n::{fill, gettext};
 use pacer_core::machine::Snapshot;
 use pacer_core::status::Status;
+use relm4::gtk::{gio, glib};
 use relm4::prelude::*;
 use relm4::{adw, gtk};
 
 use adw::prelude::*;
 
+use crate::background::Background;
 use crate::banner::{notices, Banner, BannerFacts, BannerMsg, NoticeAction};
 use crate::change::{self, Change, ChangeError};
 use crate::cpus::{CpusMsg, CpusPage};
@@ -20,8 +23,11 @@ use crate::feed::{self, FeedControl, FeedEvent};
 use crate::helper::{self, HelperLink, OwnHelper, Wanted};
 use crate::machine::{Machine, OFFERED_MODEL};
 use crate::measure::{MeasureMsg, MeasurePage};
+use crate::notify::NotificationsProxy;
 use crate::overview::{OverviewInit, OverviewMsg, OverviewPage};
 use crate::plot::{FrequencyMarks, FrequencyPlot, TracedCpu};
+use crate::settings;
+use crate::tray::{TrayHandle, TrayRequest};
 
 /// Sixty seconds of history at the fastest rate offered.
 const HISTORY_SECONDS: u32 = 60;
@@ -32,6 +38,8 @@ pub struct WindowInit {
     pub machine: Machine,
     /// The frequency plot's sampling period.
     pub period: Duration,
+    /// Started with `--background`: the tray only, and closing the window keeps Pacer.
+    pub background: bool,
 }
 
 #[derive(Debug)]
@@ -52,6 +60,9 @@ pub struct Window {
     cpus: Controller<CpusPage>,
     measure: Controller<MeasurePage>,
     toasts: adw::ToastOverlay,
+    stack: adw::ViewStack,
+    tray_and_notifications: Background,
+    settings: Option<gio::Settings>,
 }
 
 #[derive(Debug)]
@@ -63,6 +74,11 @@ pub enum WindowMsg {
     Toast(String),
     /// Measure the ramp-up (the keyboard shortcut).
     Measure,
+    /// Show the window (Pacer started again, the tray, a notification).
+    Present,
+    Tray(TrayRequest),
+    /// A notification's action: its id and the action's key.
+    NotificationAction(u32, String),
 }
 
 #[derive(Debug)]
@@ -71,6 +87,10 @@ pub enum WindowCmd {
     Helper(HelperLink, Option<OwnHelper>),
     /// The changes asked for were carried out, up to the first that failed.
     Changed(Vec<Change>, Result<(), (Change, ChangeError)>),
+    /// The tray item, and whether no watcher has it yet.
+    TrayStarted(Result<(TrayHandle, bool), String>),
+    NotificationsReady(Result<NotificationsProxy<'static>, String>),
+    Notified(Result<u32, String>, Option<FixAction>),
 }
 
 impl From<FeedEvent> for WindowCmd {
@@ -95,6 +115,7 @@ impl Component for Window {
             gtk::Box {
                 set_orientation: gtk::Orientation::Vertical,
 
+                #[name = "header"]
                 adw::HeaderBar {
                     #[wrap(Some)]
                     #[name = "switcher_title"]
@@ -143,6 +164,21 @@ impl Component for Window {
             .launch(init.machine.root().to_owned())
             .forward(sender.input_sender(), WindowMsg::Toast);
         let control = FeedControl::new(init.machine.root().to_owned(), init.period);
+        let settings = match settings::open() {
+            Ok(settings) => Some(settings),
+            Err(why) => {
+                glib::g_message!("pacer", "{}", why);
+                None
+            }
+        };
+        let keep_running = init.background
+            || settings
+                .as_ref()
+                .is_some_and(|s| s.boolean(settings::RUN_IN_BACKGROUND));
+        // The state is followed while hidden only when something shows it: the tray (or
+        // notifications).
+        control.set_background(keep_running);
+        let tray_and_notifications = Background::start(init.machine.root(), &sender);
         let model = Window {
             period: init.period,
             control: Arc::clone(&control),
@@ -157,6 +193,9 @@ impl Component for Window {
             cpus,
             measure,
             toasts: adw::ToastOverlay::new(),
+            stack: adw::ViewStack::new(),
+            tray_and_notifications,
+            settings,
             machine: init.machine,
         };
         let toasts = &model.toasts;
@@ -197,6 +236,22 @@ impl Component for Window {
             .build();
 
         add_shortcuts(&root, stack, &sender);
+        let mut model = model;
+        model.stack = stack.clone();
+        model.add_menu(&widgets.header);
+        model.keep_in_background(&root, init.background);
+        if !init.background {
+            root.present();
+        }
+        // Activated again when Pacer is started while it runs: show the window then. The
+        // first activation is this start, shown (or not) above.
+        let input = sender.input_sender().clone();
+        let started = std::cell::Cell::new(false);
+        relm4::main_application().connect_activate(move |_| {
+            if started.replace(true) {
+                input.emit(WindowMsg::Present);
+            }
+        });
         watch_visibility(&root, &sender);
         log_first_frame(&root);
 
@@ -210,7 +265,7 @@ impl Component for Window {
         ComponentParts { model, widgets }
     }
 
-    fn update(&mut self, message: WindowMsg, sender: ComponentSender<Self>, _root: &Self::Root) {
+    fn update(&mut self, message: WindowMsg, sender: ComponentSender<Self>, root: &Self::Root) {
         match message {
             WindowMsg::Change(change) => self.carry_out(vec![change], &sender),
             WindowMsg::Notice(NoticeAction::Fix(action)) => {
@@ -225,11 +280,18 @@ impl Component for Window {
                     } else {
                         "sampling stopped"
                     };
-                    relm4::gtk::glib::g_debug!("pacer", "{what}");
+                    glib::g_debug!("pacer", "{what}");
                 }
             }
             WindowMsg::Toast(text) => self.toasts.add_toast(adw::Toast::new(&text)),
             WindowMsg::Measure => self.measure.emit(MeasureMsg::Measure),
+            WindowMsg::Present => root.present(),
+            WindowMsg::Tray(request) => self.follow(request, root, &sender),
+            WindowMsg::NotificationAction(id, key) => {
+                if let Some(request) = self.tray_and_notifications.action(id, &key) {
+                    self.follow(request, root, &sender);
+                }
+            }
         }
     }
 
@@ -240,7 +302,13 @@ impl Component for Window {
         _root: &Self::Root,
     ) {
         match command {
-            WindowCmd::Feed(FeedEvent::Status(Ok(status))) => self.show_status(status),
+            WindowCmd::Feed(FeedEvent::Status(Ok(status))) => self.show_status(status, &sender),
+            WindowCmd::TrayStarted(started) => self.tray_and_notifications.tray_started(started),
+            WindowCmd::NotificationsReady(ready) => {
+                self.tray_and_notifications
+                    .notifications_ready(ready, &sender);
+            }
+            WindowCmd::Notified(sent, fix) => self.tray_and_notifications.notified(sent, fix),
             WindowCmd::Feed(FeedEvent::Status(Err(error))) => {
                 self.toasts.add_toast(adw::Toast::new(&fill(
                     gettext("Cannot read the CPU state: {error}"),
@@ -331,7 +399,12 @@ impl Window {
             .collect()
     }
 
-    fn show_status(&mut self, status: Box<Status>) {
+    fn show_status(&mut self, status: Box<Status>, sender: &ComponentSender<Self>) {
+        let notify = self
+            .settings
+            .as_ref()
+            .is_none_or(|s| s.boolean(settings::NOTIFY_FINDINGS));
+        self.tray_and_notifications.show(&status, notify, sender);
         let types_known = self.status.as_ref().map(|s| core_types(&s.snapshot));
         if types_known != Some(core_types(&status.snapshot)) {
             self.plot.set_marks(marks(&status.snapshot));
@@ -401,6 +474,75 @@ impl Window {
                 }
             }
             WindowCmd::Changed(changes, Ok(()))
+        });
+    }
+
+    /// Does what the tray (or a notification) asks.
+    fn follow(
+        &mut self,
+        request: TrayRequest,
+        root: &adw::ApplicationWindow,
+        sender: &ComponentSender<Self>,
+    ) {
+        match request {
+            TrayRequest::Change(change) => self.carry_out(vec![change], sender),
+            TrayRequest::Fix(action) => self.carry_out(Change::steps_of(&action), sender),
+            TrayRequest::Open => root.present(),
+            TrayRequest::Measure => {
+                root.present();
+                self.stack.set_visible_child_name("measure");
+                self.measure.emit(MeasureMsg::Measure);
+            }
+            TrayRequest::Quit => relm4::main_application().quit(),
+        }
+    }
+
+    /// The primary menu: the background settings (when the settings schema is installed).
+    fn add_menu(&self, header: &adw::HeaderBar) {
+        let Some(settings) = &self.settings else {
+            return;
+        };
+        let actions = gio::SimpleActionGroup::new();
+        actions.add_action(&settings.create_action(settings::RUN_IN_BACKGROUND));
+        actions.add_action(&settings.create_action(settings::NOTIFY_FINDINGS));
+        if let Some(window) = header.root() {
+            window.insert_action_group("settings", Some(&actions));
+        }
+        let menu = gio::Menu::new();
+        menu.append(
+            Some(&gettext("Run in _Background")),
+            Some(&format!("settings.{}", settings::RUN_IN_BACKGROUND)),
+        );
+        menu.append(
+            Some(&gettext("_Notify About Warnings")),
+            Some(&format!("settings.{}", settings::NOTIFY_FINDINGS)),
+        );
+        let button = gtk::MenuButton::builder()
+            .icon_name("open-menu-symbolic")
+            .menu_model(&menu)
+            .tooltip_text(gettext("Main Menu"))
+            .primary(true)
+            .build();
+        header.pack_end(&button);
+    }
+
+    /// Closing the window hides it while Pacer is to run in the background (started so, or
+    /// the setting on): the tray and notifications go on.
+    fn keep_in_background(&self, root: &adw::ApplicationWindow, started_in_background: bool) {
+        let settings = self.settings.clone();
+        let control = Arc::clone(&self.control);
+        root.connect_close_request(move |window| {
+            let keep = started_in_background
+                || settings
+                    .as_ref()
+                    .is_some_and(|s| s.boolean(settings::RUN_IN_BACKGROUND));
+            control.set_background(keep);
+            if keep {
+                window.set_visible(false);
+                glib::Propagation::Stop
+            } else {
+                glib::Propagation::Proceed
+            }
         });
     }
 
@@ -476,7 +618,7 @@ fn add_shortcuts(
             &format!("<Alt>{key}"),
             gtk::CallbackAction::new(move |_, _| {
                 stack.set_visible_child_name(page);
-                gtk::glib::Propagation::Stop
+                glib::Propagation::Stop
             }),
         );
     }
@@ -486,7 +628,7 @@ fn add_shortcuts(
         gtk::CallbackAction::new(move |_, _| {
             pages.set_visible_child_name("measure");
             input.emit(WindowMsg::Measure);
-            gtk::glib::Propagation::Stop
+            glib::Propagation::Stop
         }),
     );
     let window = root.clone();
@@ -494,14 +636,14 @@ fn add_shortcuts(
         "<Control>w",
         gtk::CallbackAction::new(move |_, _| {
             window.close();
-            gtk::glib::Propagation::Stop
+            glib::Propagation::Stop
         }),
     );
     add(
         "<Control>q",
         gtk::CallbackAction::new(|_, _| {
             relm4::main_application().quit();
-            gtk::glib::Propagation::Stop
+            glib::Propagation::Stop
         }),
     );
     root.add_controller(controller);
@@ -544,7 +686,7 @@ fn log_first_frame(root: &adw::ApplicationWindow) {
                 .get()
                 .map(|t| t.elapsed().as_millis())
                 .unwrap_or(0);
-            relm4::gtk::glib::g_debug!("pacer", "first frame drawn after {elapsed} ms");
+            glib::g_debug!("pacer", "first frame drawn after {elapsed} ms");
             if let Some(id) = handled.take() {
                 clock.disconnect(id);
             }

@@ -1,0 +1,157 @@
+//! What keeps Pacer useful without its window: the tray item and desktop notifications of
+//! new warnings. Both are optional: without a StatusNotifierWatcher, a session bus or a
+//! notification server there is one log line, and the rest goes on.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Arc;
+
+use futures_util::StreamExt;
+use ksni::TrayMethods;
+use pacer_core::findings::FixAction;
+use pacer_core::status::Status;
+use relm4::gtk::glib;
+use relm4::ComponentSender;
+
+use crate::notify::{self, Announcements, NotificationsProxy, DEFAULT_ACTION, FIX_ACTION};
+use crate::tray::{PacerTray, TrayHandle, TrayRequest, TrayView};
+use crate::window::{Window, WindowCmd, WindowMsg};
+
+#[derive(Debug, Default)]
+pub struct Background {
+    tray: Option<TrayHandle>,
+    shown: TrayView,
+    announcements: Announcements,
+    notifications: Option<NotificationsProxy<'static>>,
+    /// The fix each sent notification offers, by its id.
+    fixes: BTreeMap<u32, FixAction>,
+}
+
+impl Background {
+    /// Starts the tray item for the machine under `root`, and connects to the notification
+    /// server; their answers come back as [`WindowCmd`]s.
+    pub fn start(root: &Path, sender: &ComponentSender<Window>) -> Background {
+        let (requests, received) = relm4::channel::<TrayRequest>();
+        let input = sender.input_sender().clone();
+        relm4::spawn_local(async move {
+            while let Some(request) = received.recv().await {
+                input.emit(WindowMsg::Tray(request));
+            }
+        });
+        let tray = PacerTray::new(root, requests);
+        sender.oneshot_command(async move {
+            // Served even while no watcher takes it: a panel may start after Pacer.
+            let started = match tray.assume_sni_available(true).spawn().await {
+                Ok(handle) => {
+                    let unseen = handle.update(|tray| tray.unseen()).await.unwrap_or(true);
+                    Ok((TrayHandle(Arc::new(handle)), unseen))
+                }
+                Err(error) => Err(error.to_string()),
+            };
+            WindowCmd::TrayStarted(started)
+        });
+        sender.oneshot_command(async move {
+            let connected = async {
+                let connection = zbus::Connection::session().await?;
+                NotificationsProxy::new(&connection).await
+            };
+            WindowCmd::NotificationsReady(connected.await.map_err(|e| e.to_string()))
+        });
+        Background::default()
+    }
+
+    pub fn tray_started(&mut self, started: Result<(TrayHandle, bool), String>) {
+        match started {
+            Ok((handle, unseen)) => {
+                if !unseen {
+                    glib::g_info!("pacer", "tray registered");
+                }
+                self.tray = Some(handle);
+                self.update_tray();
+            }
+            Err(error) => glib::g_message!("pacer", "no tray item: {}", error),
+        }
+    }
+
+    /// Follows the notification server's action signals (a fix, or a click).
+    pub fn notifications_ready(
+        &mut self,
+        ready: Result<NotificationsProxy<'static>, String>,
+        sender: &ComponentSender<Window>,
+    ) {
+        let proxy = match ready {
+            Ok(proxy) => proxy,
+            Err(error) => {
+                glib::g_message!("pacer", "no desktop notifications: {}", error);
+                return;
+            }
+        };
+        let listening = proxy.clone();
+        let input = sender.input_sender().clone();
+        relm4::spawn(async move {
+            let Ok(mut actions) = listening.receive_action_invoked().await else {
+                return;
+            };
+            while let Some(signal) = actions.next().await {
+                if let Ok(args) = signal.args() {
+                    input.emit(WindowMsg::NotificationAction(
+                        args.id,
+                        args.action_key.to_owned(),
+                    ));
+                }
+            }
+        });
+        self.notifications = Some(proxy);
+    }
+
+    /// Shows the new state in the tray, and notifies about new warnings when `notify`.
+    pub fn show(&mut self, status: &Status, notify: bool, sender: &ComponentSender<Window>) {
+        let view = TrayView::of(status);
+        if view != self.shown {
+            self.shown = view;
+            self.update_tray();
+        }
+        let new = self.announcements.update(&status.findings);
+        let Some(proxy) = self.notifications.clone().filter(|_| notify) else {
+            return;
+        };
+        for finding in new {
+            let (summary, body, fix) = notify::message(finding);
+            let proxy = proxy.clone();
+            sender.oneshot_command(async move {
+                let sent = notify::send(&proxy, &summary, &body, fix.is_some()).await;
+                WindowCmd::Notified(sent.map_err(|e| e.to_string()), fix)
+            });
+        }
+    }
+
+    pub fn notified(&mut self, sent: Result<u32, String>, fix: Option<FixAction>) {
+        match sent {
+            Ok(id) => {
+                glib::g_info!("pacer", "notification {} sent", id);
+                if let Some(fix) = fix {
+                    self.fixes.insert(id, fix);
+                }
+            }
+            Err(error) => glib::g_message!("pacer", "notification not sent: {}", error),
+        }
+    }
+
+    /// What a notification's action asks for: its fix, or the window.
+    pub fn action(&self, id: u32, key: &str) -> Option<TrayRequest> {
+        match key {
+            FIX_ACTION => self.fixes.get(&id).cloned().map(TrayRequest::Fix),
+            DEFAULT_ACTION => Some(TrayRequest::Open),
+            _ => None,
+        }
+    }
+
+    fn update_tray(&self) {
+        if let Some(handle) = self.tray.clone() {
+            let view = self.shown.clone();
+            relm4::spawn(async move {
+                handle.0.update(move |tray| tray.view = view).await;
+            });
+        }
+    }
+}

@@ -1,0 +1,448 @@
+//! The tray item (a StatusNotifierItem through `ksni`, shown by KDE, Xfce, Cinnamon, Budgie,
+//! and GNOME with the AppIndicator extension): the profile as its icon, with a warning
+//! variant while a finding is active; a tooltip with the profile, EPP and current frequency
+//! per core type; a menu to switch profile, fix findings, measure, open the window or quit.
+//!
+//! The tray runs in ksni's task on relm4's runtime; what it shows is a [`TrayView`] the
+//! window computes from each new state, and what the user picks goes back to the window as
+//! its messages. Frequencies are read when the tooltip is asked for, not polled.
+
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
+
+use pacer_core::findings::{FixAction, Severity};
+use pacer_core::i18n::{fill, gettext};
+use pacer_core::machine::{cores_heading, FrequencySampler};
+use pacer_core::status::Status;
+use pacer_core::values::CoreType;
+use pacer_core::SysRoot;
+use relm4::gtk::glib;
+use relm4::Sender;
+
+use crate::change::Change;
+use crate::config;
+use crate::overview::profile_label;
+
+/// What the tray asks the window to do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TrayRequest {
+    Change(Change),
+    Fix(FixAction),
+    Open,
+    Measure,
+    Quit,
+}
+
+/// One core type's line of the tooltip: its name, its EPP, and which sampled CPUs it has.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CoreTypeLine {
+    pub core_type: Option<CoreType>,
+    /// The EPP its policies share, or `None` when they differ or have none.
+    pub epp: Option<String>,
+    /// Indexes into the sampled CPUs.
+    pub cpus: Vec<usize>,
+}
+
+/// Everything the tray shows, from one reading of the machine.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct TrayView {
+    pub icon: String,
+    pub title: String,
+    /// The profiles offered (name, label) and which is active.
+    pub profiles: Vec<(String, String)>,
+    pub active: Option<usize>,
+    /// Active findings: their one line, and the fix Pacer can carry out, if any.
+    pub findings: Vec<(String, Option<FixAction>)>,
+    pub core_types: Vec<CoreTypeLine>,
+    /// The online CPUs whose frequency the tooltip shows.
+    pub cpus: Vec<u32>,
+}
+
+/// The icon for `profile`, in its warning variant while `warning`.
+pub fn icon_name(profile: Option<&str>, warning: bool) -> String {
+    // No daemon, or a profile of its own: the middle gauge says nothing wrong.
+    let profile = profile
+        .filter(|name| matches!(*name, "power-saver" | "balanced" | "performance"))
+        .unwrap_or("balanced");
+    let variant = if warning { "-warning" } else { "" };
+    format!("io.github.pacerapp.Pacer-{profile}{variant}-symbolic")
+}
+
+impl TrayView {
+    pub fn of(status: &Status) -> TrayView {
+        let profile = status.profile.as_ref();
+        let warning = status
+            .findings
+            .iter()
+            .any(|finding| finding.severity == Severity::Warning);
+        let profiles: Vec<(String, String)> = profile
+            .map(|p| {
+                p.available
+                    .iter()
+                    .map(|info| (info.profile.clone(), profile_label(&info.profile)))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let active = profile.and_then(|p| profiles.iter().position(|(name, _)| *name == p.active));
+        let title = match profile {
+            Some(p) => fill(
+                gettext("Pacer: {profile} profile"),
+                &[("profile", &profile_label(&p.active))],
+            ),
+            None => gettext("Pacer: no power profile daemon"),
+        };
+        let snapshot = &status.snapshot;
+        let cpus: Vec<u32> = snapshot
+            .cpus
+            .iter()
+            .filter(|cpu| cpu.online)
+            .map(|cpu| cpu.id)
+            .collect();
+        let mut core_types: Vec<CoreTypeLine> = Vec::new();
+        for (index, cpu) in snapshot.cpus.iter().filter(|cpu| cpu.online).enumerate() {
+            let epp = cpu
+                .policy
+                .and_then(|id| snapshot.policy(id))
+                .and_then(|policy| policy.epp)
+                .map(|epp| epp.to_string());
+            match core_types
+                .iter_mut()
+                .find(|line| line.core_type == cpu.core_type)
+            {
+                Some(line) => {
+                    if line.epp != epp {
+                        line.epp = None;
+                    }
+                    line.cpus.push(index);
+                }
+                None => core_types.push(CoreTypeLine {
+                    core_type: cpu.core_type,
+                    epp,
+                    cpus: vec![index],
+                }),
+            }
+        }
+        core_types.sort_by_key(|line| (line.core_type.is_none(), line.core_type));
+        TrayView {
+            icon: icon_name(profile.map(|p| p.active.as_str()), warning),
+            title,
+            profiles,
+            active,
+            findings: status
+                .findings
+                .iter()
+                .map(|finding| {
+                    let fixable = !Change::steps_of(&finding.fix.action).is_empty();
+                    (
+                        finding.summary.clone(),
+                        fixable.then(|| finding.fix.action.clone()),
+                    )
+                })
+                .collect(),
+            core_types,
+            cpus,
+        }
+    }
+
+    /// The tooltip's lines: per core type its EPP and the median frequency of `khz` (each
+    /// sampled CPU's, in the order of [`TrayView::cpus`]), then the findings.
+    pub fn tooltip_lines(&self, khz: &[Option<u32>]) -> Vec<String> {
+        let mut lines: Vec<String> = self
+            .core_types
+            .iter()
+            .map(|line| {
+                let mut values: Vec<u32> = line
+                    .cpus
+                    .iter()
+                    .filter_map(|&index| khz.get(index).copied().flatten())
+                    .collect();
+                values.sort_unstable();
+                let frequency = values.get(values.len() / 2).map_or_else(
+                    || "—".to_owned(),
+                    |median| format!("{:.2}", f64::from(*median) / 1e6),
+                );
+                fill(
+                    gettext("{cores}: EPP {epp}, {frequency} GHz"),
+                    &[
+                        ("cores", &cores_heading(line.core_type)),
+                        ("epp", &line.epp.clone().unwrap_or_else(|| "—".to_owned())),
+                        ("frequency", &frequency),
+                    ],
+                )
+            })
+            .collect();
+        lines.extend(
+            self.findings
+                .iter()
+                .map(|(summary, _)| format!("⚠ {summary}")),
+        );
+        lines
+    }
+}
+
+/// The tray item: the view to show, where to send requests, and the sampler the tooltip
+/// reads frequencies with.
+#[derive(Debug)]
+pub struct PacerTray {
+    pub view: TrayView,
+    requests: Sender<TrayRequest>,
+    root: SysRoot,
+    /// Built for the CPUs of the current view, on the first tooltip after it changed.
+    sampler: Mutex<Option<(Vec<u32>, FrequencySampler)>>,
+    /// No StatusNotifierWatcher took the item (yet): a panel that starts later will.
+    unseen: AtomicBool,
+}
+
+impl PacerTray {
+    pub fn new(root: &Path, requests: Sender<TrayRequest>) -> PacerTray {
+        PacerTray {
+            view: TrayView::default(),
+            requests,
+            root: SysRoot::new(root),
+            sampler: Mutex::new(None),
+            unseen: AtomicBool::new(false),
+        }
+    }
+
+    /// Whether no StatusNotifierWatcher has the item.
+    pub fn unseen(&self) -> bool {
+        self.unseen.load(Ordering::Relaxed)
+    }
+
+    fn frequencies(&self) -> Vec<Option<u32>> {
+        let Ok(mut kept) = self.sampler.lock() else {
+            return Vec::new();
+        };
+        if kept
+            .as_ref()
+            .is_none_or(|(cpus, _)| *cpus != self.view.cpus)
+        {
+            // The snapshot maps CPUs to policies; read only when the CPUs changed.
+            let Ok(snapshot) = pacer_core::Snapshot::read(&self.root) else {
+                return Vec::new();
+            };
+            let sampler = FrequencySampler::new(&self.root, &snapshot, &self.view.cpus);
+            *kept = Some((self.view.cpus.clone(), sampler));
+        }
+        kept.as_mut()
+            .map(|(_, sampler)| sampler.sample())
+            .unwrap_or_default()
+    }
+
+    fn request(&self, request: TrayRequest) {
+        self.requests.emit(request);
+    }
+}
+
+impl ksni::Tray for PacerTray {
+    fn id(&self) -> String {
+        config::APP_ID.to_owned()
+    }
+
+    fn title(&self) -> String {
+        self.view.title.clone()
+    }
+
+    fn icon_name(&self) -> String {
+        self.view.icon.clone()
+    }
+
+    fn icon_theme_path(&self) -> String {
+        // A build tree's icons; installed ones are in the icon theme.
+        let dev = concat!(env!("CARGO_MANIFEST_DIR"), "/data/icons");
+        if Path::new(dev).is_dir() {
+            dev.to_owned()
+        } else {
+            String::new()
+        }
+    }
+
+    fn tool_tip(&self) -> ksni::ToolTip {
+        ksni::ToolTip {
+            icon_name: self.view.icon.clone(),
+            icon_pixmap: Vec::new(),
+            title: self.view.title.clone(),
+            description: self.view.tooltip_lines(&self.frequencies()).join("\n"),
+        }
+    }
+
+    fn watcher_online(&self) {
+        self.unseen.store(false, Ordering::Relaxed);
+        glib::g_info!("pacer", "tray registered");
+    }
+
+    fn watcher_offline(&self, reason: ksni::OfflineReason) -> bool {
+        self.unseen.store(true, Ordering::Relaxed);
+        glib::g_message!(
+            "pacer",
+            "tray item not shown ({:?}): it appears when a StatusNotifierWatcher starts",
+            reason
+        );
+        // Keep serving: a panel may start later.
+        true
+    }
+
+    fn activate(&mut self, _x: i32, _y: i32) {
+        self.request(TrayRequest::Open);
+    }
+
+    fn menu(&self) -> Vec<ksni::MenuItem<Self>> {
+        use ksni::menu::{RadioGroup, RadioItem, StandardItem};
+        let mut items: Vec<ksni::MenuItem<Self>> = Vec::new();
+        if !self.view.profiles.is_empty() {
+            let names: Vec<String> = self.view.profiles.iter().map(|(n, _)| n.clone()).collect();
+            items.push(
+                RadioGroup {
+                    selected: self.view.active.unwrap_or(usize::MAX),
+                    select: Box::new(move |tray: &mut Self, index| {
+                        if let Some(name) = names.get(index) {
+                            tray.request(TrayRequest::Change(Change::Profile(name.clone())));
+                        }
+                    }),
+                    options: self
+                        .view
+                        .profiles
+                        .iter()
+                        .map(|(_, label)| RadioItem {
+                            label: label.clone(),
+                            ..Default::default()
+                        })
+                        .collect(),
+                }
+                .into(),
+            );
+            items.push(ksni::MenuItem::Separator);
+        }
+        for (summary, fix) in &self.view.findings {
+            let item = match fix {
+                Some(action) => {
+                    let action = action.clone();
+                    StandardItem {
+                        label: fill(gettext("Fix: {finding}"), &[("finding", summary)]),
+                        icon_name: "dialog-warning-symbolic".into(),
+                        activate: Box::new(move |tray: &mut Self| {
+                            tray.request(TrayRequest::Fix(action.clone()));
+                        }),
+                        ..Default::default()
+                    }
+                }
+                None => StandardItem {
+                    label: summary.clone(),
+                    icon_name: "dialog-warning-symbolic".into(),
+                    enabled: false,
+                    ..Default::default()
+                },
+            };
+            items.push(item.into());
+        }
+        if !self.view.findings.is_empty() {
+            items.push(ksni::MenuItem::Separator);
+        }
+        for (label, request) in [
+            (gettext("Measure Ramp-Up"), TrayRequest::Measure),
+            (gettext("Open Pacer"), TrayRequest::Open),
+            (gettext("Quit"), TrayRequest::Quit),
+        ] {
+            items.push(
+                StandardItem {
+                    label,
+                    activate: Box::new(move |tray: &mut Self| tray.request(request.clone())),
+                    ..Default::default()
+                }
+                .into(),
+            );
+        }
+        items
+    }
+}
+
+/// The running tray item, to update what it shows.
+#[derive(Clone)]
+pub struct TrayHandle(pub std::sync::Arc<ksni::Handle<PacerTray>>);
+
+impl std::fmt::Debug for TrayHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("TrayHandle")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use super::*;
+    use pacer_core::profile::ProfileReading;
+    use pacer_core::sim::SimDir;
+    use pacer_core::Snapshot;
+
+    fn status(model: &str, writes: &[(&str, &str)]) -> Status {
+        let dir = tempfile::tempdir().unwrap();
+        let sim = SimDir::open_or_create(dir.path(), model).unwrap();
+        for (path, value) in writes {
+            sim.write(path, value).unwrap().unwrap();
+        }
+        let root = SysRoot::new(dir.path());
+        Status::assemble(
+            &root,
+            Snapshot::read(&root).unwrap(),
+            ProfileReading::default(),
+        )
+    }
+
+    #[test]
+    fn icons_follow_the_profile_and_warn() {
+        assert_eq!(
+            icon_name(Some("performance"), false),
+            "io.github.pacerapp.Pacer-performance-symbolic"
+        );
+        assert_eq!(
+            icon_name(Some("power-saver"), true),
+            "io.github.pacerapp.Pacer-power-saver-warning-symbolic"
+        );
+        assert_eq!(
+            icon_name(None, false),
+            "io.github.pacerapp.Pacer-balanced-symbolic"
+        );
+        let icons = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/icons/hicolor/symbolic/apps");
+        for profile in ["power-saver", "balanced", "performance"] {
+            for warning in [false, true] {
+                let name = icon_name(Some(profile), warning);
+                assert!(icons.join(format!("{name}.svg")).is_file(), "{name}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_tooltip_has_a_line_per_core_type_and_the_findings() {
+        let epp = "sys/devices/system/cpu/cpufreq/policy8/energy_performance_preference";
+        let mut status = status("intel-hybrid", &[(epp, "power")]);
+        // Without a profile daemon the mixed EPP is information; as a warning it marks the icon.
+        status.findings[0].severity = Severity::Warning;
+        let view = TrayView::of(&status);
+        assert_eq!(view.cpus.len(), 16);
+        assert_eq!(view.core_types.len(), 2);
+        assert_eq!(view.core_types[0].core_type, Some(CoreType::Performance));
+        // E-cores differ (one is power now): no single EPP.
+        assert_eq!(view.core_types[1].epp, None);
+        let mut khz = vec![Some(1_000_000); 16];
+        khz[0] = Some(3_000_000);
+        khz[1] = Some(3_000_000);
+        khz[2] = Some(3_000_000);
+        khz[3] = Some(3_000_000);
+        khz[4] = Some(3_000_000);
+        let lines = view.tooltip_lines(&khz);
+        assert_eq!(
+            lines[0],
+            "Performance cores: EPP balance_performance, 3.00 GHz"
+        );
+        assert_eq!(lines[1], "Efficiency cores: EPP —, 1.00 GHz");
+        assert!(lines.iter().any(|line| line.starts_with("⚠ ")), "{lines:?}");
+        // Without a daemon: no profiles to pick, the balanced gauge with its warning.
+        assert!(view.profiles.is_empty());
+        assert_eq!(
+            view.icon,
+            "io.github.pacerapp.Pacer-balanced-warning-symbolic"
+        );
+    }
+}

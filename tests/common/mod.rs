@@ -1,0 +1,209 @@
+//! Pacer's window in its own X server, driven and photographed like a user would, for the
+//! tests of the window and of the tray.
+
+#![allow(dead_code)] // Each test file uses its own part.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::thread::sleep;
+use std::time::{Duration, Instant};
+
+pub const PACER: &str = env!("CARGO_BIN_EXE_pacer");
+
+/// Where screenshots go: `PACER_SCREENSHOTS` (the README's come from `docs/screenshots`),
+/// else the target directory.
+pub fn screenshot_dir() -> PathBuf {
+    let dir = std::env::var_os("PACER_SCREENSHOTS").map_or_else(
+        || Path::new(env!("CARGO_MANIFEST_DIR")).join("target/screenshots"),
+        PathBuf::from,
+    );
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Pacer in its own X server (and session bus), with its log in a file.
+pub struct Gui {
+    xvfb: Child,
+    dir: tempfile::TempDir,
+    display: String,
+    xauthority: String,
+    pid: String,
+    focused: std::cell::Cell<bool>,
+}
+
+impl Gui {
+    /// Pacer with `args`, on the system bus at `system_bus` (none: no system bus at all), with
+    /// a session bus of its own.
+    pub fn start(args: &[&str], system_bus: Option<&str>) -> Gui {
+        Gui::start_on(args, system_bus, None)
+    }
+
+    /// The same on the session bus at `session_bus` when given.
+    pub fn start_on(args: &[&str], system_bus: Option<&str>, session_bus: Option<&str>) -> Gui {
+        let dir = tempfile::tempdir().unwrap();
+        // The display, its cookie and Pacer's pid are written out before Pacer starts.
+        let script = r#"
+            echo "$DISPLAY" > "$OUT/display"; echo "$XAUTHORITY" > "$OUT/xauthority"
+            echo $$ > "$OUT/pid"; exec "$@" > "$OUT/log" 2>&1
+        "#;
+        let mut command = Command::new("xvfb-run");
+        command.args(["-a", "-s", "-screen 0 900x760x24 -noreset"]);
+        match session_bus {
+            Some(address) => command.env("DBUS_SESSION_BUS_ADDRESS", address),
+            None => command.args(["dbus-run-session", "--"]),
+        };
+        command
+            .args(["sh", "-c", script, "sh", PACER])
+            .args(args)
+            .env("OUT", dir.path())
+            .env("GSK_RENDERER", "cairo")
+            .env("G_MESSAGES_DEBUG", "pacer")
+            .env("LC_ALL", "C.UTF-8")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        match system_bus {
+            Some(address) => command.env("DBUS_SYSTEM_BUS_ADDRESS", address),
+            // No system bus at all: the window must say so and go on.
+            None => command.env("DBUS_SYSTEM_BUS_ADDRESS", "unix:path=/nonexistent/bus"),
+        };
+        let xvfb = command
+            .spawn()
+            .expect("xvfb-run runs (the test command installs xvfb)");
+        let read = |name: &str| {
+            let deadline = Instant::now() + Duration::from_secs(20);
+            loop {
+                if let Ok(text) = std::fs::read_to_string(dir.path().join(name)) {
+                    if text.ends_with('\n') {
+                        return text.trim().to_owned();
+                    }
+                }
+                assert!(Instant::now() < deadline, "xvfb-run did not start Pacer");
+                sleep(Duration::from_millis(50));
+            }
+        };
+        let (display, xauthority, pid) = (read("display"), read("xauthority"), read("pid"));
+        Gui {
+            xvfb,
+            dir,
+            display,
+            xauthority,
+            pid,
+            focused: std::cell::Cell::new(false),
+        }
+    }
+
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(self.dir.path().join("log")).unwrap_or_default()
+    }
+
+    pub fn wait_for_log(&self, text: &str, limit: Duration) {
+        let deadline = Instant::now() + limit;
+        while !self.log().contains(text) {
+            assert!(self.alive(), "pacer died:\n{}", self.log());
+            assert!(
+                Instant::now() < deadline,
+                "no {text:?} in Pacer's log within {limit:?}:\n{}",
+                self.log()
+            );
+            sleep(Duration::from_millis(100));
+        }
+    }
+
+    pub fn alive(&self) -> bool {
+        Path::new(&format!("/proc/{}", self.pid)).exists()
+    }
+
+    pub fn x(&self, program: &str) -> Command {
+        let mut command = Command::new(program);
+        command
+            .env("DISPLAY", &self.display)
+            .env("XAUTHORITY", &self.xauthority);
+        command
+    }
+
+    /// `xdotool` acting on Pacer's window (`args` empty: printing its id).
+    pub fn on_window(&self, args: &[&str]) -> Command {
+        let mut command = self.x("xdotool");
+        command.args(["search", "--onlyvisible", "--name", "^Pacer$"]);
+        command.args(args);
+        command
+    }
+
+    /// Presses `keys` (space-separated) in the window, focused first. Focus is not asked for
+    /// again while a popover is open: that would close it.
+    pub fn key(&self, keys: &str) {
+        if !self.focused.replace(true) {
+            let status = self
+                .on_window(&["windowfocus", "--sync"])
+                .status()
+                .expect("xdotool runs (the test command installs it)");
+            assert!(status.success(), "xdotool windowfocus");
+        }
+        let status = self
+            .x("xdotool")
+            .args(["key", "--delay", "150"])
+            .args(keys.split_whitespace())
+            .status()
+            .unwrap();
+        assert!(status.success(), "xdotool key {keys}");
+        sleep(Duration::from_millis(700));
+    }
+
+    /// Resizes the window; returns the width it then has (GTK keeps it at least as wide
+    /// as its content needs).
+    pub fn resize(&self, width: u32, height: u32) -> u32 {
+        let status = self
+            .on_window(&[
+                "windowsize",
+                "--sync",
+                &width.to_string(),
+                &height.to_string(),
+            ])
+            .status()
+            .unwrap();
+        assert!(status.success());
+        sleep(Duration::from_millis(1000));
+        let geometry = self
+            .on_window(&["getwindowgeometry", "--shell"])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&geometry.stdout)
+            .lines()
+            .find_map(|line| line.strip_prefix("WIDTH=")?.parse().ok())
+            .expect("xdotool reports the window's width")
+    }
+
+    /// Saves the screen as `name`.png and checks it holds a drawn window.
+    pub fn screenshot(&self, name: &str) -> PathBuf {
+        // What the log reports is drawn at the next frame.
+        sleep(Duration::from_millis(500));
+        let path = screenshot_dir().join(format!("{name}.png"));
+        let window = self.on_window(&[]).output().unwrap();
+        let id = String::from_utf8_lossy(&window.stdout)
+            .lines()
+            .next()
+            .unwrap_or("root")
+            .to_owned();
+        let status = self
+            .x("import")
+            .args(["-window", &id])
+            .arg(&path)
+            .status()
+            .expect("import runs (the test command installs imagemagick)");
+        assert!(status.success(), "import {name}");
+        let size = std::fs::metadata(&path).unwrap().len();
+        assert!(
+            size > 10_000,
+            "{name}.png is only {size} bytes: nothing drawn?"
+        );
+        assert!(self.alive(), "pacer died:\n{}", self.log());
+        path
+    }
+}
+
+impl Drop for Gui {
+    fn drop(&mut self) {
+        let _ = Command::new("kill").arg(&self.pid).status();
+        let _ = self.xvfb.wait();
+    }
+}

@@ -1,0 +1,213 @@
+//! The tray item against real parts: Debian's `status-notifier-watcher` and python-dbusmock's
+//! notification daemon on a private session bus, the real power-profiles-daemon and
+//! pacer-helper on a private system bus, all on one simulated laptop, Pacer started with
+//! `--background`.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use std::process::Command;
+use std::thread::sleep;
+use std::time::{Duration, Instant};
+
+use common::Gui;
+use pacer_testrig::{Service, SystemBus, PPD_ACTIONS};
+
+/// Waits up to `limit` for `check` to hold, saying what was last seen otherwise.
+fn wait_until(limit: Duration, what: &str, mut check: impl FnMut() -> Result<(), String>) {
+    let deadline = Instant::now() + limit;
+    loop {
+        match check() {
+            Ok(()) => return,
+            Err(seen) if Instant::now() > deadline => panic!("{what}: {seen}"),
+            Err(_) => sleep(Duration::from_millis(100)),
+        }
+    }
+}
+
+/// The id of the menu entry labelled `label` in a `GetLayout` answer as gdbus prints it.
+fn entry_id(layout: &str, label: &str) -> Option<String> {
+    let at = layout.find(&format!("'label': <'{label}'>"))?;
+    let start = layout[..at].rfind('(')?;
+    let id: String = layout[start + 1..]
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    (!id.is_empty()).then_some(id)
+}
+
+#[test]
+fn the_tray_switches_profiles_and_warns_once() {
+    let system = SystemBus::start();
+    let mut allowed: Vec<&str> = pacer_dbus::actions::ALL.to_vec();
+    allowed.extend(PPD_ACTIONS);
+    let tree = pacer_testrig::model_tree("intel-hybrid");
+    let state = tempfile::tempdir().unwrap();
+    let _system_services: Vec<Service> = vec![
+        system.polkit(&allowed),
+        system.power_profiles_daemon(tree.path()),
+        system.pacer_helper(tree.path(), state.path()),
+    ];
+
+    let session = SystemBus::start();
+    let on_session = |program: &str| {
+        let mut command = Command::new(program);
+        command.env("DBUS_SESSION_BUS_ADDRESS", session.address());
+        command
+    };
+    let _watcher = Service::spawn_command(
+        "status-notifier-watcher",
+        session.dir(),
+        &mut on_session("status-notifier-watcher"),
+    );
+    session.wait_for_name("org.kde.StatusNotifierWatcher", Duration::from_secs(10));
+    let _notifications = Service::spawn_command(
+        "notification-daemon",
+        session.dir(),
+        on_session("/usr/bin/python3").args([
+            "-m",
+            "dbusmock",
+            "--session",
+            "--template",
+            "notification_daemon",
+        ]),
+    );
+    session.wait_for_name("org.freedesktop.Notifications", Duration::from_secs(10));
+
+    let root = tree.path().to_str().unwrap();
+    let gui = Gui::start_on(
+        &[
+            "--background",
+            "--simulate",
+            "intel-hybrid",
+            "--sysfs-root",
+            root,
+        ],
+        Some(system.address()),
+        Some(session.address()),
+    );
+    gui.wait_for_log("tray registered", Duration::from_secs(20));
+    assert!(
+        gui.on_window(&[]).output().unwrap().stdout.is_empty(),
+        "--background shows no window"
+    );
+
+    // The watcher lists the item: "service/path" or the service alone.
+    let items = session
+        .call(
+            "org.kde.StatusNotifierWatcher",
+            "/StatusNotifierWatcher",
+            "org.freedesktop.DBus.Properties.Get",
+            &[
+                "org.kde.StatusNotifierWatcher",
+                "RegisteredStatusNotifierItems",
+            ],
+        )
+        .unwrap();
+    let item = items
+        .split('\'')
+        .nth(1)
+        .expect("one registered item")
+        .to_owned();
+    let service = item.split('/').next().unwrap().to_owned();
+
+    let layout = session
+        .call(
+            &service,
+            "/MenuBar",
+            "com.canonical.dbusmenu.GetLayout",
+            &["0", "@i -1", "@as []"],
+        )
+        .unwrap();
+    for label in [
+        "Power Saver",
+        "Balanced",
+        "Performance",
+        "Measure Ramp-Up",
+        "Open Pacer",
+        "Quit",
+    ] {
+        assert!(
+            layout.contains(&format!("'label': <'{label}'>")),
+            "{label} in {layout}"
+        );
+    }
+    let icon = || {
+        session
+            .call(
+                &service,
+                "/StatusNotifierItem",
+                "org.freedesktop.DBus.Properties.Get",
+                &["org.kde.StatusNotifierItem", "IconName"],
+            )
+            .unwrap_or_default()
+    };
+    assert!(
+        icon().contains("io.github.pacerapp.Pacer-balanced-symbolic"),
+        "{}",
+        icon()
+    );
+
+    // Performance from the menu: the real daemon switches.
+    let performance = entry_id(&layout, "Performance").expect("the Performance entry's id");
+    session
+        .call(
+            &service,
+            "/MenuBar",
+            "com.canonical.dbusmenu.Event",
+            &[&performance, "clicked", "<0>", "0"],
+        )
+        .unwrap();
+    wait_until(
+        Duration::from_secs(10),
+        "the profile follows the menu",
+        || match system.profile() {
+            Ok(profile) if profile == "performance" => Ok(()),
+            other => Err(format!("{other:?}")),
+        },
+    );
+    wait_until(
+        Duration::from_secs(10),
+        "the icon follows the profile",
+        || {
+            let icon = icon();
+            icon.contains("'io.github.pacerapp.Pacer-performance-symbolic'")
+                .then_some(())
+                .ok_or(icon)
+        },
+    );
+
+    // The EPP drifts behind the daemon's back: the warning icon, and one notification.
+    std::fs::write(
+        tree.path()
+            .join("sys/devices/system/cpu/cpufreq/policy4/energy_performance_preference"),
+        "power\n",
+    )
+    .unwrap();
+    wait_until(Duration::from_secs(15), "the icon warns", || {
+        let icon = icon();
+        icon.contains("performance-warning-symbolic")
+            .then_some(())
+            .ok_or(icon)
+    });
+    let notifications = || {
+        session
+            .call(
+                "org.freedesktop.Notifications",
+                "/org/freedesktop/Notifications",
+                "org.freedesktop.DBus.Mock.GetCalls",
+                &[],
+            )
+            .unwrap()
+            .matches("'Notify'")
+            .count()
+    };
+    wait_until(Duration::from_secs(10), "a notification", || {
+        (notifications() == 1).then_some(()).ok_or(gui.log())
+    });
+    // Still there a few readings later: not announced again.
+    sleep(Duration::from_secs(5));
+    assert_eq!(notifications(), 1, "{}", gui.log());
+    assert!(gui.alive());
+}
