@@ -53,9 +53,29 @@ impl Background {
         sender.oneshot_command(async move {
             let connected = async {
                 let connection = zbus::Connection::session().await?;
-                NotificationsProxy::new(&connection).await
+                // A server may be running or be started on demand; with neither, say so once
+                // rather than at every warning.
+                let bus = zbus::fdo::DBusProxy::new(&connection).await?;
+                let name = zbus::names::BusName::try_from(notify::SERVER)?;
+                let running = bus.name_has_owner(name).await?;
+                let startable = bus
+                    .list_activatable_names()
+                    .await?
+                    .iter()
+                    .any(|n| n.as_str() == notify::SERVER);
+                if !running && !startable {
+                    return Ok(None);
+                }
+                NotificationsProxy::new(&connection).await.map(Some)
             };
-            WindowCmd::NotificationsReady(connected.await.map_err(|e| e.to_string()))
+            let ready: zbus::Result<Option<NotificationsProxy<'static>>> = connected.await;
+            WindowCmd::NotificationsReady(match ready {
+                Ok(Some(proxy)) => Ok(proxy),
+                Ok(None) => Err(pacer_core::i18n::gettext(
+                    "no notification server on the session bus",
+                )),
+                Err(error) => Err(error.to_string()),
+            })
         });
         Background::default()
     }

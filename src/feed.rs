@@ -54,7 +54,8 @@ pub struct FeedControl {
 impl FeedControl {
     pub fn new(root: PathBuf, period: Duration) -> Arc<FeedControl> {
         Arc::new(FeedControl {
-            watched: AtomicBool::new(true),
+            // Until the window is mapped.
+            watched: AtomicBool::new(false),
             background: AtomicBool::new(false),
             period_us: AtomicU64::new(period.as_micros().try_into().unwrap_or(u64::MAX)),
             generation: AtomicU64::new(0),

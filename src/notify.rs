@@ -11,6 +11,9 @@ use zbus::zvariant::Value;
 use crate::change::Change;
 use crate::config;
 
+/// The notification server's bus name.
+pub const SERVER: &str = "org.freedesktop.Notifications";
+
 /// The notification server's interface, as far as Pacer uses it.
 #[zbus::proxy(
     interface = "org.freedesktop.Notifications",

@@ -164,6 +164,8 @@ impl Component for Window {
             .launch(init.machine.root().to_owned())
             .forward(sender.input_sender(), WindowMsg::Toast);
         let control = FeedControl::new(init.machine.root().to_owned(), init.period);
+        // Nobody sees anything until the window is mapped (never, in the background).
+        init.machine.set_pace(false, init.period);
         let settings = match settings::open() {
             Ok(settings) => Some(settings),
             Err(why) => {
@@ -240,9 +242,6 @@ impl Component for Window {
         model.stack = stack.clone();
         model.add_menu(&widgets.header);
         model.keep_in_background(&root, init.background);
-        if !init.background {
-            root.present();
-        }
         // Activated again when Pacer is started while it runs: show the window then. The
         // first activation is this start, shown (or not) above.
         let input = sender.input_sender().clone();
@@ -261,6 +260,10 @@ impl Component for Window {
         let out = sender.command_sender().clone();
         relm4::spawn(async move { feed::frequency_loop(control, out).await });
         model.find_helper(&sender);
+        // Last: showing realizes the window, and the handlers above must see that.
+        if !init.background {
+            root.present();
+        }
 
         ComponentParts { model, widgets }
     }
