@@ -65,10 +65,17 @@ impl Rig {
         while let Some(dir) = pending.pop() {
             for entry in fs::read_dir(&dir).unwrap() {
                 let path = entry.unwrap().path();
-                let meta = fs::symlink_metadata(&path).unwrap();
+                // A file being replaced (written beside under a temporary name, then renamed)
+                // may be gone between the listing and the read: it is not a setting.
+                let replacing = path
+                    .file_name()
+                    .is_some_and(|name| name.to_string_lossy().ends_with(".pacer-tmp"));
+                let Ok(meta) = fs::symlink_metadata(&path) else {
+                    continue;
+                };
                 if meta.is_dir() {
                     pending.push(path);
-                } else if meta.is_file() && !path.ends_with("scaling_cur_freq") {
+                } else if meta.is_file() && !replacing && !path.ends_with("scaling_cur_freq") {
                     found.insert(path.clone(), fs::read(&path).unwrap());
                 }
             }
