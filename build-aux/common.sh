@@ -10,7 +10,7 @@ PACER_BUILD_PACKAGES=(build-essential pkg-config libgtk-4-dev libadwaita-1-dev l
 # xmllint and systemd-analyze for the helper's data files, xdotool and ImageMagick's import
 # to drive the window and take its screenshots, desktop-file-validate for the desktop files,
 # and a real StatusNotifierWatcher for the tray.
-PACER_TEST_PACKAGES=(xvfb xauth x11-utils dbus jq util-linux libglib2.0-bin python3-dbusmock libxml2-utils systemd xdotool imagemagick desktop-file-utils haskell-status-notifier-item-utils)
+PACER_TEST_PACKAGES=(xvfb xauth x11-utils dbus jq util-linux libglib2.0-bin python3-dbusmock libxml2-utils systemd xdotool imagemagick desktop-file-utils haskell-status-notifier-item-utils gettext)
 # The libraries Debian's power-profiles-daemon links against.
 PACER_PPD_LIBRARIES=(libglib2.0-0 libgudev-1.0-0 libpolkit-gobject-1-0)
 

@@ -25,6 +25,12 @@ pub fn init(localedir: &str) {
     let _ = gettextrs::textdomain(DOMAIN);
 }
 
+/// Marks `text` for translation where it cannot be translated yet (a constant, translated
+/// with `gettext` where it is shown).
+pub const fn gettext_noop(text: &'static str) -> &'static str {
+    text
+}
+
 /// Replaces each `{name}` in a translated template with its value.
 pub fn fill(template: String, args: &[(&str, &dyn Display)]) -> String {
     args.iter().fold(template, |text, (name, value)| {

@@ -1,5 +1,7 @@
 //! The machine kinds Pacer simulates, modelled on the reference fixture trees.
 
+use crate::i18n::gettext_noop;
+
 use super::{Opp, SimCoreKind, SimCpu, SimDriver, SimMachine, SimPolicy, SimRapl};
 
 /// A machine kind Pacer can simulate.
@@ -15,27 +17,27 @@ pub struct Model {
 pub const MODELS: [Model; 5] = [
     Model {
         name: "intel-hybrid",
-        description: "Alder Lake-P laptop: 4 P-cores with SMT + 8 E-cores, intel_pstate in active mode",
+        description: gettext_noop("Alder Lake-P laptop: 4 P-cores with SMT + 8 E-cores, intel_pstate in active mode"),
         build: || intel_hybrid(true),
     },
     Model {
         name: "intel-hybrid-nosmt",
-        description: "the same laptop with SMT impossible: 4 P-cores + 8 E-cores, EAS-capable in passive mode",
+        description: gettext_noop("the same laptop with SMT impossible: 4 P-cores + 8 E-cores, EAS-capable in passive mode"),
         build: || intel_hybrid(false),
     },
     Model {
         name: "amd-zen4",
-        description: "Ryzen 7 7840U-class laptop: 8 cores, 16 threads, amd-pstate-epp, preferred cores",
+        description: gettext_noop("Ryzen 7 7840U-class laptop: 8 cores, 16 threads, amd-pstate-epp, preferred cores"),
         build: amd_zen4,
     },
     Model {
         name: "arm-rk3588",
-        description: "RK3588 board: 4 Cortex-A55 + 2x2 Cortex-A76, cpufreq-dt, schedutil, EAS running",
+        description: gettext_noop("RK3588 board: 4 Cortex-A55 + 2x2 Cortex-A76, cpufreq-dt, schedutil, EAS running"),
         build: arm_rk3588,
     },
     Model {
         name: "vm",
-        description: "virtual machine with 4 CPUs and no CPU frequency control",
+        description: gettext_noop("virtual machine with 4 CPUs and no CPU frequency control"),
         build: vm,
     },
 ];
