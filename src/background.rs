@@ -40,8 +40,15 @@ impl Background {
         });
         let tray = PacerTray::new(root, requests);
         sender.oneshot_command(async move {
-            // Served even while no watcher takes it: a panel may start after Pacer.
-            let started = match tray.assume_sni_available(true).spawn().await {
+            // Served even while no watcher takes it: a panel may start after Pacer. A Flatpak
+            // sandbox refuses the item's own well-known name: the bus's unique name serves.
+            let sandboxed = Path::new("/.flatpak-info").exists();
+            let started = match tray
+                .disable_dbus_name(sandboxed)
+                .assume_sni_available(true)
+                .spawn()
+                .await
+            {
                 Ok(handle) => {
                     let unseen = handle.update(|tray| tray.unseen()).await.unwrap_or(true);
                     Ok((TrayHandle(Arc::new(handle)), unseen))

@@ -24,13 +24,21 @@ use std::time::{Duration, Instant};
 
 use clap::Parser;
 use pacer_core::i18n;
+use relm4::gtk::prelude::ApplicationExt as _;
 use relm4::RelmApp;
 
 /// When the program started, for the log line saying how long the first frame took.
 pub static STARTED: OnceLock<Instant> = OnceLock::new();
 
-/// The window's own look: the banner's colours.
-const STYLE: &str = include_str!("style.css");
+/// Where the resources embedded by `build.rs` (`resources/resources.gresource.xml`) live.
+/// AdwApplication loads `style.css` (the window's own look: the banner's colours) from its
+/// resource base path when it starts, and GTK looks for icons in its `icons/` folder.
+const RESOURCE_BASE_PATH: &str = "/io/github/pacerapp/Pacer";
+
+/// Registers the resources compiled into the binary.
+fn register_resources() -> Result<(), relm4::gtk::glib::Error> {
+    relm4::gtk::gio::resources_register_include!("pacer.gresource")
+}
 
 /// Command-line options. GTK's own options are not offered: Pacer has none to pass on.
 #[derive(Debug, Parser)]
@@ -90,11 +98,31 @@ fn main() -> ExitCode {
     let app = RelmApp::new(config::APP_ID)
         .with_args(Vec::new())
         .visible_on_activate(false);
-    relm4::set_global_css(STYLE);
+    if let Err(error) = register_resources() {
+        eprintln!("pacer: cannot register the embedded resources: {error}");
+        return ExitCode::FAILURE;
+    }
+    // Set explicitly: the path GLib derives from the application id would differ for the
+    // development id (…/Pacer/Devel), and relm4 sets the id only after creating the app.
+    relm4::main_application().set_resource_base_path(Some(RESOURCE_BASE_PATH));
     app.run::<window::Window>(window::WindowInit {
         machine,
         period,
         background: options.background,
     });
     ExitCode::SUCCESS
+}
+
+#[cfg(test)]
+mod tests {
+    use relm4::gtk::gio;
+
+    #[test]
+    fn the_embedded_resources_hold_the_style_sheet() -> Result<(), relm4::gtk::glib::Error> {
+        super::register_resources()?;
+        let path = format!("{}/style.css", super::RESOURCE_BASE_PATH);
+        let css = gio::resources_lookup_data(&path, gio::ResourceLookupFlags::NONE)?;
+        assert!(String::from_utf8_lossy(&css).contains(".pacer-banner"));
+        Ok(())
+    }
 }
