@@ -24,6 +24,7 @@ use std::time::{Duration, Instant};
 
 use clap::Parser;
 use pacer_core::i18n;
+use relm4::gtk::gio;
 use relm4::gtk::prelude::ApplicationExt as _;
 use relm4::RelmApp;
 
@@ -58,10 +59,10 @@ struct Options {
     #[arg(long, value_name = "NAME")]
     simulate: Option<String>,
 
-    /// How often the frequency plot samples, per second (1 to 20)
-    #[arg(long, value_name = "HZ", default_value_t = 10,
-          value_parser = clap::value_parser!(u32).range(1..=20))]
-    refresh_hz: u32,
+    /// How often the frequency plot samples, per second (1 to 20; default: the setting,
+    /// 10 unless changed)
+    #[arg(long, value_name = "HZ", value_parser = clap::value_parser!(u32).range(1..=20))]
+    refresh_hz: Option<u32>,
 
     /// Start in the background: the tray item only, the window opens from it
     #[arg(long)]
@@ -84,7 +85,18 @@ fn main() -> ExitCode {
     skip_gl_for_the_cairo_renderer();
     i18n::init(config::LOCALEDIR);
     let options = Options::parse();
-    let period = Duration::from_secs(1) / options.refresh_hz;
+    let refresh_hz = options
+        .refresh_hz
+        .or_else(|| {
+            let settings = settings::open().ok()?;
+            Some(gio::prelude::SettingsExt::uint(
+                &settings,
+                settings::REFRESH_HZ,
+            ))
+        })
+        .unwrap_or(10)
+        .clamp(1, 20);
+    let period = Duration::from_secs(1) / refresh_hz;
     let machine =
         match machine::Machine::choose(options.sysfs_root, options.simulate.as_deref(), period) {
             Ok(machine) => machine,

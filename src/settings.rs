@@ -17,10 +17,14 @@ pub const RUN_IN_BACKGROUND: &str = "run-in-background";
 
 /// Notify about new warnings while the window is closed (boolean, default true).
 pub const NOTIFY_FINDINGS: &str = "notify-findings";
+/// The frequency plot's samples per second (1–20).
+pub const REFRESH_HZ: &str = "refresh-hz";
+/// The page shown last: `overview`, `cpus` or `measure`.
+pub const LAST_PAGE: &str = "last-page";
 
 /// Every key Pacer reads: a schema without one of them (an older installed Pacer) is skipped,
 /// since reading a key the schema lacks aborts the process too.
-const KEYS: [&str; 2] = [RUN_IN_BACKGROUND, NOTIFY_FINDINGS];
+const KEYS: [&str; 4] = [RUN_IN_BACKGROUND, NOTIFY_FINDINGS, REFRESH_HZ, LAST_PAGE];
 
 /// The application's settings, or why they are not available.
 pub fn open() -> Result<gio::Settings, String> {

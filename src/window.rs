@@ -230,6 +230,12 @@ impl Component for Window {
                 .add_titled(&scrolled(&widget), Some(name), &title)
                 .set_icon_name(Some(icon));
         }
+        // The window opens on the page it showed last.
+        if let Some(settings) = &model.settings {
+            settings
+                .bind(settings::LAST_PAGE, stack, "visible-child-name")
+                .build();
+        }
         // Narrow windows: the switcher moves from the header bar to the bottom.
         widgets
             .switcher_title

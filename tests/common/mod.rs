@@ -57,6 +57,8 @@ impl Gui {
             .args(args)
             .env("OUT", dir.path())
             .env("GSK_RENDERER", "cairo")
+            // Settings start from their defaults and are not kept between tests.
+            .env("GSETTINGS_BACKEND", "memory")
             .env("G_MESSAGES_DEBUG", "pacer")
             .env("LC_ALL", "C.UTF-8")
             .stdout(Stdio::null())
