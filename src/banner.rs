@@ -249,23 +249,7 @@ mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
 
     use super::*;
-    use pacer_core::profile::ProfileReading;
-    use pacer_core::sim::SimDir;
-    use pacer_core::{Snapshot, SysRoot};
-
-    fn status(model: &str, writes: &[(&str, &str)]) -> Status {
-        let dir = tempfile::tempdir().unwrap();
-        let sim = SimDir::open_or_create(dir.path(), model).unwrap();
-        for (path, value) in writes {
-            sim.write(path, value).unwrap().unwrap();
-        }
-        let root = SysRoot::new(dir.path());
-        Status::assemble(
-            &root,
-            Snapshot::read(&root).unwrap(),
-            ProfileReading::default(),
-        )
-    }
+    use crate::testing::simulated_status as status;
 
     #[test]
     fn findings_come_first_most_severe_first_and_fixes_need_the_helper() {

@@ -469,21 +469,15 @@ mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
 
     use super::*;
-    use pacer_core::sim::SimDir;
-    use pacer_core::SysRoot;
+    use crate::testing::simulated_status;
 
-    fn snapshot(model: &str, write: &[(&str, &str)]) -> Snapshot {
-        let dir = tempfile::tempdir().unwrap();
-        let sim = SimDir::open_or_create(dir.path(), model).unwrap();
-        for (path, value) in write {
-            sim.write(path, value).unwrap().unwrap();
-        }
-        Snapshot::read(&SysRoot::new(dir.path())).unwrap()
+    fn snapshot_of(model: &str, writes: &[(&str, &str)]) -> Snapshot {
+        simulated_status(model, writes).snapshot
     }
 
     #[test]
     fn a_hybrid_laptop_has_a_group_per_core_type_and_one_for_every_core() {
-        let view = CpusView::of(&snapshot("intel-hybrid", &[]));
+        let view = CpusView::of(&snapshot_of("intel-hybrid", &[]));
         let every = view.every_core.as_ref().unwrap();
         assert_eq!(every.policies.len(), 16);
         assert_eq!(view.groups.len(), 2);
@@ -498,7 +492,7 @@ mod tests {
     #[test]
     fn the_performance_governor_locks_epp_and_differing_values_show_as_mixed() {
         let path = "sys/devices/system/cpu/cpufreq/policy0/scaling_governor";
-        let view = CpusView::of(&snapshot("intel-hybrid", &[(path, "performance")]));
+        let view = CpusView::of(&snapshot_of("intel-hybrid", &[(path, "performance")]));
         let p_cores = &view.groups[0];
         assert!(p_cores.all.epp_locked.is_some());
         assert_eq!(p_cores.all.governor.as_ref().unwrap().current, None);
@@ -509,11 +503,11 @@ mod tests {
 
     #[test]
     fn a_board_without_core_types_or_a_vm_without_cpufreq() {
-        let arm = CpusView::of(&snapshot("arm-rk3588", &[]));
+        let arm = CpusView::of(&snapshot_of("arm-rk3588", &[]));
         assert!(arm.every_core.is_some());
         // Only what the kernel offers: cpufreq-dt has no EPP.
         assert!(arm.groups.iter().all(|g| g.all.epp.is_none()));
-        let vm = CpusView::of(&snapshot("vm", &[]));
+        let vm = CpusView::of(&snapshot_of("vm", &[]));
         assert!(vm.groups.is_empty() && vm.every_core.is_none());
     }
 }

@@ -14,6 +14,8 @@ mod notify;
 mod overview;
 mod plot;
 mod settings;
+#[cfg(test)]
+mod testing;
 mod tray;
 mod window;
 

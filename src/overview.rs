@@ -483,21 +483,11 @@ mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
 
     use super::*;
-    use pacer_core::profile::ProfileReading;
-    use pacer_core::SysRoot;
-
-    fn status(model: &str) -> (tempfile::TempDir, Status) {
-        let dir = tempfile::tempdir().unwrap();
-        pacer_core::sim::SimDir::open_or_create(dir.path(), model).unwrap();
-        let root = SysRoot::new(dir.path());
-        let snapshot = Snapshot::read(&root).unwrap();
-        let status = Status::assemble(&root, snapshot, ProfileReading::default());
-        (dir, status)
-    }
+    use crate::testing::simulated_status as status;
 
     #[test]
     fn without_a_daemon_the_profile_section_says_so_and_offers_nothing() {
-        let (_dir, mut status) = status("intel-hybrid");
+        let mut status = status("intel-hybrid", &[]);
         status
             .profile_problems
             .push(pacer_core::profile::ProfileProblem::NoDaemon);
@@ -512,15 +502,15 @@ mod tests {
 
     #[test]
     fn drivers_with_modes_offer_them_and_eas_says_why_it_is_off() {
-        let (_dir, intel) = status("intel-hybrid");
+        let intel = status("intel-hybrid", &[]);
         let (text, modes) = driver_view(&intel.snapshot);
         assert_eq!(text, "intel_pstate, active mode");
         assert_eq!(modes, [DriverMode::Active, DriverMode::Passive]);
         assert!(eas_view(&intel.snapshot).starts_with("Not running: "));
-        let (_dir, arm) = status("arm-rk3588");
+        let arm = status("arm-rk3588", &[]);
         assert_eq!(driver_view(&arm.snapshot).1, []);
         assert_eq!(eas_view(&arm.snapshot), "Running");
-        let (_dir, vm) = status("vm");
+        let vm = status("vm", &[]);
         assert_eq!(driver_view(&vm.snapshot).0, "No CPU frequency scaling");
     }
 }

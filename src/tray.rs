@@ -372,23 +372,7 @@ mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
 
     use super::*;
-    use pacer_core::profile::ProfileReading;
-    use pacer_core::sim::SimDir;
-    use pacer_core::Snapshot;
-
-    fn status(model: &str, writes: &[(&str, &str)]) -> Status {
-        let dir = tempfile::tempdir().unwrap();
-        let sim = SimDir::open_or_create(dir.path(), model).unwrap();
-        for (path, value) in writes {
-            sim.write(path, value).unwrap().unwrap();
-        }
-        let root = SysRoot::new(dir.path());
-        Status::assemble(
-            &root,
-            Snapshot::read(&root).unwrap(),
-            ProfileReading::default(),
-        )
-    }
+    use crate::testing::simulated_status as status;
 
     #[test]
     fn icons_follow_the_profile_and_warn() {

@@ -112,14 +112,17 @@ fn the_tray_switches_profiles_and_warns_once() {
         .to_owned();
     let service = item.split('/').next().unwrap().to_owned();
 
-    let layout = session
-        .call(
-            &service,
-            "/MenuBar",
-            "com.canonical.dbusmenu.GetLayout",
-            &["0", "@i -1", "@as []"],
-        )
-        .unwrap();
+    let menu_layout = || {
+        session
+            .call(
+                &service,
+                "/MenuBar",
+                "com.canonical.dbusmenu.GetLayout",
+                &["0", "@i -1", "@as []"],
+            )
+            .unwrap()
+    };
+    let layout = menu_layout();
     for label in [
         "Power Saver",
         "Balanced",
@@ -246,14 +249,7 @@ fn the_tray_switches_profiles_and_warns_once() {
     // "Open Pacer" shows the window; closing it keeps Pacer and its tray (started with
     // --background).
     // The findings came and went: the menu is not the one read first.
-    let layout = session
-        .call(
-            &service,
-            "/MenuBar",
-            "com.canonical.dbusmenu.GetLayout",
-            &["0", "@i -1", "@as []"],
-        )
-        .unwrap();
+    let layout = menu_layout();
     let open = entry_id(&layout, "Open Pacer").expect("the Open Pacer entry's id");
     session
         .call(

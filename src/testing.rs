@@ -1,0 +1,25 @@
+//! What the components' unit tests share: the state of a simulated machine, as the window
+//! would receive it (without a profile daemon).
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use pacer_core::profile::ProfileReading;
+use pacer_core::sim::SimDir;
+use pacer_core::status::Status;
+use pacer_core::{Snapshot, SysRoot};
+
+/// The status of the simulated `model` after `writes` (path from `/`, value) went through
+/// the kernel's rules.
+pub fn simulated_status(model: &str, writes: &[(&str, &str)]) -> Status {
+    let dir = tempfile::tempdir().unwrap();
+    let sim = SimDir::open_or_create(dir.path(), model).unwrap();
+    for (path, value) in writes {
+        sim.write(path, value).unwrap().unwrap();
+    }
+    let root = SysRoot::new(dir.path());
+    Status::assemble(
+        &root,
+        Snapshot::read(&root).unwrap(),
+        ProfileReading::default(),
+    )
+}
