@@ -2,15 +2,18 @@
 # Sourced, not run.
 
 # Debian/Ubuntu packages Pacer builds against.
-# (glib-compile-schemas, from libglib2.0-bin, compiles the settings schema for a build tree.)
-PACER_BUILD_PACKAGES=(build-essential pkg-config libgtk-4-dev libadwaita-1-dev libglib2.0-bin)
+# (glib-compile-schemas, from libglib2.0-bin, compiles the settings schema for a build tree;
+# meson builds and installs everything, see README's "Installing".)
+PACER_BUILD_PACKAGES=(build-essential pkg-config libgtk-4-dev libadwaita-1-dev libglib2.0-bin meson)
 # What the test suite uses besides: a virtual display for the window, jq for the JSON checks,
 # util-linux's setpriv to read as an unprivileged user, a D-Bus daemon, gdbus, and
 # python-dbusmock (polkit, UPower and profile-daemon stand-ins) for Debian's python3,
 # xmllint and systemd-analyze for the helper's data files, xdotool and ImageMagick's import
 # to drive the window and take its screenshots, desktop-file-validate for the desktop files,
-# and a real StatusNotifierWatcher for the tray.
-PACER_TEST_PACKAGES=(xvfb xauth x11-utils dbus jq util-linux libglib2.0-bin python3-dbusmock libxml2-utils systemd xdotool imagemagick desktop-file-utils haskell-status-notifier-item-utils gettext)
+# and a real StatusNotifierWatcher for the tray; for the meson install check, appstreamcli
+# for the metainfo and polkitd's ITS rules, with which gettext's msgfmt translates the polkit
+# policy; flatpak-builder and python3-jsonschema for the Flatpak manifest.
+PACER_TEST_PACKAGES=(xvfb xauth x11-utils dbus jq util-linux libglib2.0-bin python3-dbusmock libxml2-utils systemd xdotool imagemagick desktop-file-utils haskell-status-notifier-item-utils gettext appstream polkitd flatpak-builder python3-jsonschema)
 # The libraries Debian's power-profiles-daemon links against.
 PACER_PPD_LIBRARIES=(libglib2.0-0 libgudev-1.0-0 libpolkit-gobject-1-0)
 

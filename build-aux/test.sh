@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what is missing, then runs every check and the whole test suite:
-# formatting, clippy, `pacerctl status --json` over the shared reference trees, cargo test.
+# formatting, clippy, `pacerctl status --json` over the shared reference trees, the meson
+# install check, cargo test.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source build-aux/common.sh
@@ -40,5 +41,10 @@ if [ -f "$fixtures/make-fixtures.sh" ]; then
 else
   pacer_say "no reference trees at $fixtures: sweep skipped"
 fi
+
+# Meson builds and installs everything as a distribution would, into a staging directory:
+# the data files pass their validators and the installed files are build-aux/expected-install.txt.
+pacer_say "meson install check"
+build-aux/meson-install-check.sh
 
 cargo test --locked --workspace

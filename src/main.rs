@@ -69,6 +69,11 @@ struct Options {
     /// Start in the background: the tray item only, the window opens from it
     #[arg(long)]
     background: bool,
+
+    /// Started by the session at login (the autostart entry, installed for everyone): quit at
+    /// once unless the user turned "Run in background" on
+    #[arg(long)]
+    autostart: bool,
 }
 
 /// With `GSK_RENDERER=cairo` (software rendering, as on a virtual display) nothing uses GL,
@@ -87,6 +92,14 @@ fn main() -> ExitCode {
     skip_gl_for_the_cairo_renderer();
     i18n::init(config::LOCALEDIR);
     let options = Options::parse();
+    if options.autostart {
+        let wanted = settings::open().is_ok_and(|settings| {
+            gio::prelude::SettingsExt::boolean(&settings, settings::RUN_IN_BACKGROUND)
+        });
+        if !wanted {
+            return ExitCode::SUCCESS;
+        }
+    }
     let refresh_hz = options
         .refresh_hz
         .or_else(|| {

@@ -78,7 +78,7 @@ fn the_autostart_entry_is_valid() {
     check("desktop-file-validate", "desktop-file-utils", &[AUTOSTART]);
     let entry = std::fs::read_to_string(root().join(AUTOSTART)).unwrap();
     for line in [
-        "Exec=pacer --background",
+        "Exec=pacer --background --autostart",
         "NoDisplay=true",
         "X-GNOME-Autostart-enabled=true",
     ] {

@@ -298,3 +298,19 @@ fn without_watcher_or_notification_server_one_line_each() {
     assert_eq!(log.matches("no desktop notifications").count(), 1, "{log}");
     gui.screenshot("without-tray");
 }
+
+/// The autostart entry (installed for every user) starts nothing unless the user asked for
+/// Pacer in the background.
+#[test]
+fn autostart_quits_unless_run_in_background_is_on() {
+    let started = Instant::now();
+    let status = Command::new(common::PACER)
+        .args(["--background", "--autostart"])
+        .env("GSETTINGS_BACKEND", "memory")
+        .env_remove("DISPLAY")
+        .env_remove("WAYLAND_DISPLAY")
+        .status()
+        .unwrap();
+    assert!(status.success());
+    assert!(started.elapsed() < Duration::from_secs(5));
+}

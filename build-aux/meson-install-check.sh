@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# Builds Pacer with meson the way a distribution does (--prefix=/usr, cargo driven by meson
+# with its target directory inside the build directory), runs the data checks
+# (`meson test --suite data`), installs into a fresh staging directory and compares what was
+# installed with build-aux/expected-install.txt (a unified diff on a mismatch). Then it checks
+# that the programs the desktop, activation and systemd files start are installed, and that
+# the installed pacer-helper and pacerctl run.
+#
+#   build-aux/meson-install-check.sh                  development profile (cargo's dev profile)
+#   PACER_INSTALL_PROFILE=default build-aux/meson-install-check.sh   the release build
+#
+# The build directory is kept in target/meson-install-check/PROFILE, so a second run only
+# rebuilds what changed; the staging directory is new each time. The dev profile is built
+# without debugger information here (CARGO_PROFILE_DEV_DEBUG=0): faster, and a fraction of
+# the disk; the files installed are the same.
+# Needs meson, gettext, desktop-file-utils, appstream, libxml2-utils (build-aux/common.sh).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+source build-aux/common.sh
+pacer_ensure_rust
+
+profile="${PACER_INSTALL_PROFILE:-development}"
+case "$profile" in
+  default) app_id=io.github.pacerapp.Pacer ;;
+  development) app_id=io.github.pacerapp.Pacer.Devel ;;
+  *) pacer_say "PACER_INSTALL_PROFILE must be default or development, not $profile"; exit 2 ;;
+esac
+
+build="target/meson-install-check/$profile"
+options=(--prefix=/usr -Dprofile="$profile" -Dgui=true -Dhelper=true -Dsystemdsystemunitdir=)
+export CARGO_PROFILE_DEV_DEBUG="${CARGO_PROFILE_DEV_DEBUG:-0}"
+
+if [ -f "$build/build.ninja" ]; then
+  meson setup --reconfigure "${options[@]}" "$build" >/dev/null
+else
+  rm -rf "$build"
+  meson setup "${options[@]}" "$build" >/dev/null
+fi
+meson compile -C "$build"
+meson test -C "$build" --no-rebuild --suite data --print-errorlogs
+
+stage=$(mktemp -d)
+trap 'rm -rf "$stage"' EXIT
+meson install -C "$build" --no-rebuild --destdir "$stage" >/dev/null
+
+# The expected list, with @APP_ID@ and @LANG@ filled in.
+languages=$(sed -e 's/#.*//' po/LINGUAS | tr -s ' \t' '\n\n' | sed '/^$/d')
+while IFS= read -r line; do
+  case "$line" in
+    '#'* | '') ;;
+    *@LANG@*) for lang in $languages; do printf '%s\n' "${line//@LANG@/$lang}"; done ;;
+    *) printf '%s\n' "$line" ;;
+  esac
+done < build-aux/expected-install.txt | sed "s/@APP_ID@/$app_id/g" | LC_ALL=C sort > "$stage.expected"
+trap 'rm -rf "$stage" "$stage.expected" "$stage.installed"' EXIT
+(cd "$stage" && find . \( -type f -o -type l \) -printf '%P\n') | LC_ALL=C sort > "$stage.installed"
+
+if ! diff -u --label expected-install.txt --label installed "$stage.expected" "$stage.installed"; then
+  pacer_say "meson install put other files in place than build-aux/expected-install.txt lists (diff above)"
+  exit 1
+fi
+pacer_say "meson install ($profile): all $(wc -l < "$stage.installed") files as expected"
+
+# Exec= of the desktop files and the activation file, ExecStart= of the unit: installed,
+# executable.
+fail=0
+check_program() { # FILE KEY
+  local command program
+  command=$(sed -n "s/^$2=//p" "$stage/$1" | head -n 1)
+  program=${command%% *}
+  case "$program" in
+    /*) ;;
+    *) program=/usr/bin/$program ;;
+  esac
+  if [ ! -x "$stage$program" ]; then
+    pacer_say "$1: $2=$command, but $program is not installed"
+    fail=1
+  fi
+}
+check_program "usr/share/applications/$app_id.desktop" Exec
+check_program etc/xdg/autostart/io.github.pacerapp.Pacer.Autostart.desktop Exec
+check_program usr/share/dbus-1/system-services/io.github.pacerapp.Pacer.Helper1.service Exec
+check_program usr/lib/systemd/system/pacer-helper.service ExecStart
+if ! grep -qx "SystemdService=pacer-helper.service" "$stage/usr/share/dbus-1/system-services/io.github.pacerapp.Pacer.Helper1.service"; then
+  pacer_say "the activation file does not name pacer-helper.service"
+  fail=1
+fi
+
+# The installed programs run.
+if ! "$stage/usr/libexec/pacer-helper" --help >/dev/null; then
+  pacer_say "the installed pacer-helper does not answer --help"
+  fail=1
+fi
+if ! "$stage/usr/bin/pacerctl" --help >/dev/null; then
+  pacer_say "the installed pacerctl does not answer --help"
+  fail=1
+fi
+[ "$fail" -eq 0 ] || exit 1
+pacer_say "meson install ($profile): the desktop, activation and systemd files start installed programs, and they run"
