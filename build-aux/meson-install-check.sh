@@ -97,3 +97,71 @@ if ! "$stage/usr/bin/pacerctl" --help >/dev/null; then
 fi
 [ "$fail" -eq 0 ] || exit 1
 pacer_say "meson install ($profile): the desktop, activation and systemd files start installed programs, and they run"
+
+# The installed desktop entry opens the window: its Exec, as installed, on a virtual display
+# (settings from their defaults, nothing kept).
+work=$(mktemp -d)
+pids=()
+cleanup_work() {
+  kill "${pids[@]}" 2>/dev/null || true
+  wait 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup_work EXIT
+exec_line=$(sed -n 's/^Exec=//p' "$stage/usr/share/applications/$app_id.desktop" | head -n 1)
+PATH="$stage/usr/bin:$PATH" GSK_RENDERER=cairo G_MESSAGES_DEBUG=pacer GSETTINGS_BACKEND=memory \
+  WORK="$work" EXEC_LINE="$exec_line" timeout 30 xvfb-run -a dbus-run-session -- sh -c '
+    $EXEC_LINE > "$WORK/gui.log" 2>&1 & pid=$!
+    for _ in $(seq 150); do grep -q "first frame drawn" "$WORK/gui.log" && break; sleep 0.1; done
+    kill $pid' || true
+if ! grep -q 'first frame drawn' "$work/gui.log"; then
+  pacer_say "the installed desktop entry (Exec=$exec_line) did not open the window:"
+  cat "$work/gui.log" >&2
+  exit 1
+fi
+pacer_say "meson install ($profile): the desktop entry opens the window"
+
+# The installed helper starts on a private system bus (polkit: python-dbusmock's polkitd)
+# and answers.
+cat > "$work/bus.conf" <<BUS
+<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>system</type>
+  <listen>unix:path=$work/bus</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow user="*"/><allow own="*"/>
+    <allow send_type="method_call"/><allow send_type="signal"/>
+    <allow send_requested_reply="true" send_type="method_return"/>
+    <allow send_requested_reply="true" send_type="error"/>
+    <allow receive_type="method_call"/><allow receive_type="method_return"/>
+    <allow receive_type="error"/><allow receive_type="signal"/>
+  </policy>
+</busconfig>
+BUS
+dbus-daemon --config-file="$work/bus.conf" --nofork --nopidfile &
+pids+=($!)
+export DBUS_SYSTEM_BUS_ADDRESS="unix:path=$work/bus"
+for _ in $(seq 100); do [ -S "$work/bus" ] && break; sleep 0.05; done
+/usr/bin/python3 -m dbusmock --system --template polkitd >/dev/null 2>&1 &
+pids+=($!)
+"$stage/usr/libexec/pacer-helper" --simulate vm --sysfs-root "$work/machine" \
+  --state-dir "$work/state" --idle-timeout 30 2> "$work/helper.log" &
+pids+=($!)
+answered=
+for _ in $(seq 100); do
+  if gdbus call --system --dest io.github.pacerapp.Pacer.Helper1 \
+    --object-path /io/github/pacerapp/Pacer/Helper1 \
+    --method io.github.pacerapp.Pacer.Helper1.Snapshot > "$work/snapshot" 2>/dev/null; then
+    answered=1
+    break
+  fi
+  sleep 0.1
+done
+if [ -z "$answered" ] || ! grep -q 'simulated.: *true' "$work/snapshot"; then
+  pacer_say "the installed pacer-helper did not answer on a private system bus:"
+  cat "$work/helper.log" "$work/snapshot" >&2
+  exit 1
+fi
+pacer_say "meson install ($profile): the installed helper starts on a private system bus and answers"
