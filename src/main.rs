@@ -26,7 +26,7 @@ use std::time::{Duration, Instant};
 
 use clap::Parser;
 use pacer_core::i18n;
-use relm4::gtk::gio;
+use relm4::gtk::gio::prelude::SettingsExt as _;
 use relm4::gtk::prelude::ApplicationExt as _;
 use relm4::RelmApp;
 
@@ -92,23 +92,23 @@ fn main() -> ExitCode {
     skip_gl_for_the_cairo_renderer();
     i18n::init(config::LOCALEDIR);
     let options = Options::parse();
-    if options.autostart {
-        let wanted = settings::open().is_ok_and(|settings| {
-            gio::prelude::SettingsExt::boolean(&settings, settings::RUN_IN_BACKGROUND)
-        });
-        if !wanted {
-            return ExitCode::SUCCESS;
+    // Opened once: the autostart check, the plot's rate and the window all read it.
+    let settings = match settings::open() {
+        Ok(settings) => Some(settings),
+        Err(why) => {
+            eprintln!("pacer: {why}");
+            None
         }
+    };
+    let background_wanted = settings
+        .as_ref()
+        .is_some_and(|s| s.boolean(settings::RUN_IN_BACKGROUND));
+    if options.autostart && !background_wanted {
+        return ExitCode::SUCCESS;
     }
     let refresh_hz = options
         .refresh_hz
-        .or_else(|| {
-            let settings = settings::open().ok()?;
-            Some(gio::prelude::SettingsExt::uint(
-                &settings,
-                settings::REFRESH_HZ,
-            ))
-        })
+        .or_else(|| settings.as_ref().map(|s| s.uint(settings::REFRESH_HZ)))
         .unwrap_or(10)
         .clamp(1, 20);
     let period = Duration::from_secs(1) / refresh_hz;
@@ -136,6 +136,7 @@ fn main() -> ExitCode {
         machine,
         period,
         background: options.background,
+        settings,
     });
     ExitCode::SUCCESS
 }

@@ -40,6 +40,8 @@ pub struct WindowInit {
     pub period: Duration,
     /// Started with `--background`: the tray only, and closing the window keeps Pacer.
     pub background: bool,
+    /// `None` where the schema is not installed (said once at start).
+    pub settings: Option<gio::Settings>,
 }
 
 #[derive(Debug)]
@@ -166,13 +168,7 @@ impl Component for Window {
         let control = FeedControl::new(init.machine.root().to_owned(), init.period);
         // Nobody sees anything until the window is mapped (never, in the background).
         init.machine.set_pace(false, init.period);
-        let settings = match settings::open() {
-            Ok(settings) => Some(settings),
-            Err(why) => {
-                glib::g_message!("pacer", "{}", why);
-                None
-            }
-        };
+        let settings = init.settings;
         let keep_running = init.background
             || settings
                 .as_ref()
