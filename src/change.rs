@@ -5,7 +5,7 @@ use pacer_core::findings::FixAction;
 use pacer_core::i18n::gettext;
 use pacer_core::profile::{client, ProfileState};
 use pacer_dbus::client::{call, ClientError};
-use pacer_dbus::{Helper1Proxy, HelperError};
+use pacer_dbus::{ErrorKind, Helper1Proxy, HelperError};
 
 /// One change, as the pages ask for it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -84,7 +84,7 @@ impl Change {
 impl From<ClientError> for ChangeError {
     fn from(error: ClientError) -> Self {
         ChangeError {
-            kernel_busy: matches!(error.helper_error(), Some(HelperError::Busy(_))),
+            kernel_busy: error.helper_error().and_then(HelperError::kind) == Some(ErrorKind::Busy),
             message: error.to_string(),
         }
     }

@@ -7,7 +7,7 @@
 
 use std::fmt;
 
-use serde::{Serialize, Serializer};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// The largest CPU number accepted, exclusive. Linux's `NR_CPUS` tops out at 8192 on every
 /// architecture; anything above is garbage, and refusing it keeps a hostile `0-4294967295`
@@ -149,6 +149,18 @@ impl fmt::Display for CpuSet {
 impl Serialize for CpuSet {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         self.0.serialize(serializer)
+    }
+}
+
+/// Read back from the same array (any order, duplicates dropped), for documents that cross
+/// the bus; numbers beyond [`MAX_CPUS`] are refused as they are in the kernel's spelling.
+impl<'de> Deserialize<'de> for CpuSet {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let cpus = Vec::<u32>::deserialize(deserializer)?;
+        match cpus.iter().find(|&&cpu| cpu >= MAX_CPUS) {
+            Some(&cpu) => Err(serde::de::Error::custom(CpuSetError::TooLarge(cpu))),
+            None => Ok(cpus.into_iter().collect()),
+        }
     }
 }
 

@@ -14,7 +14,7 @@ use pacer_core::i18n::{fill, gettext};
 use pacer_core::machine::Snapshot;
 use pacer_core::{SnapshotError, SysRoot};
 
-use crate::{Helper1Proxy, HelperError, MeasureProgressStream};
+use crate::{ErrorKind, Helper1Proxy, HelperError, MeasureProgressStream, Problem};
 
 /// How long a call may take: a change may wait for the user to type a password in polkit's
 /// dialog.
@@ -101,21 +101,24 @@ fn names_missing_service(error: &zbus::Error) -> bool {
     }
 }
 
-/// The helper's answer as one line a user can act on.
+/// The helper's answer as one line a user can act on, in the user's language.
 fn explain(error: &HelperError) -> String {
     match error {
         HelperError::ZBus(error) if names_missing_service(error) => gettext(
             "pacer-helper is not installed (see the README's install section); Pacer can only read without it",
         ),
-        HelperError::NotAuthorized(message) => fill(
-            gettext("not allowed: {message}"),
-            &[("message", message)],
-        ),
-        HelperError::Busy(message) => fill(
-            gettext("the kernel refuses for now: {message}"),
-            &[("message", message)],
-        ),
-        other => other.message(),
+        HelperError::ZBus(error) => error.to_string(),
+        HelperError::Helper(problem) => match problem.kind() {
+            ErrorKind::NotAuthorized => fill(
+                gettext("not allowed: {message}"),
+                &[("message", problem)],
+            ),
+            ErrorKind::Busy if matches!(problem, Problem::WriteRefused { .. }) => fill(
+                gettext("the kernel refuses for now: {message}"),
+                &[("message", problem)],
+            ),
+            _ => problem.to_string(),
+        },
     }
 }
 
@@ -336,13 +339,30 @@ mod tests {
             .to_string()
             .starts_with("pacer-helper is not installed"));
 
-        let denied = ClientError::Helper(HelperError::NotAuthorized("set-cpu-power".into()));
+        let denied = ClientError::Helper(HelperError::Helper(Problem::NotAuthorized {
+            action: "io.github.pacerapp.Pacer.set-cpu-power".into(),
+        }));
         assert!(!denied.is_missing_helper());
-        assert_eq!(denied.to_string(), "not allowed: set-cpu-power");
-        let busy = ClientError::Helper(HelperError::Busy("EBUSY".into()));
-        assert!(matches!(busy.helper_error(), Some(HelperError::Busy(_))));
-        assert_eq!(busy.to_string(), "the kernel refuses for now: EBUSY");
-        let failed = ClientError::Helper(HelperError::Failed("scaling_governor: EIO".into()));
+        assert_eq!(
+            denied.to_string(),
+            "not allowed: not authorized for io.github.pacerapp.Pacer.set-cpu-power"
+        );
+        let busy = ClientError::Helper(HelperError::Helper(Problem::WriteRefused {
+            file: "/sys/devices/system/cpu/cpufreq/policy0/energy_performance_preference".into(),
+            errno: Some(16),
+            value: "power".into(),
+        }));
+        assert_eq!(
+            busy.helper_error().and_then(HelperError::kind),
+            Some(ErrorKind::Busy)
+        );
+        assert!(busy
+            .to_string()
+            .starts_with("the kernel refuses for now: /sys/devices/system/cpu/cpufreq/policy0/"));
+        let failed = ClientError::Helper(HelperError::Helper(Problem::Other {
+            kind: "Failed".into(),
+            text: "scaling_governor: EIO".into(),
+        }));
         assert_eq!(failed.to_string(), "scaling_governor: EIO");
 
         assert_eq!(

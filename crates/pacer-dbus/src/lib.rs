@@ -3,9 +3,10 @@
 //! whose D-Bus names both sides share (`io.github.pacerapp.Pacer.Helper1.Error.<Variant>`);
 //! and, in [`client`], the calls both clients make.
 
-use zbus::DBusError;
-
 pub mod client;
+mod problem;
+
+pub use problem::{echo, ErrorKind, Problem, ECHO_LIMIT};
 
 /// The helper's well-known name on the system bus, and its interface.
 pub const BUS_NAME: &str = "io.github.pacerapp.Pacer.Helper1";
@@ -31,24 +32,75 @@ pub mod actions {
     ];
 }
 
-/// Every error the helper returns. The message names the file and the kernel's errno where
-/// there is one.
-#[derive(Debug, DBusError)]
-#[zbus(prefix = "io.github.pacerapp.Pacer.Helper1.Error")]
+/// The prefix of the helper's D-Bus error names; the last part is the [`ErrorKind`].
+pub const ERROR_PREFIX: &str = "io.github.pacerapp.Pacer.Helper1.Error";
+
+/// Every error a helper call ends in: the bus's own, or the helper's [`Problem`]. On the wire
+/// a problem is the error `<ERROR_PREFIX>.<Kind>` with two strings: a description for people
+/// reading the bus (`busctl`, logs) and the problem as JSON, which clients word themselves.
+#[derive(Debug)]
 pub enum HelperError {
     /// A D-Bus failure (no helper on the bus, a broken connection).
-    #[zbus(error)]
     ZBus(zbus::Error),
-    /// polkit said no.
-    NotAuthorized(String),
-    /// The request names something the machine does not offer.
-    InvalidArgument(String),
-    /// The kernel refused for now (EBUSY), with the reason.
-    Busy(String),
-    /// The machine cannot do this at all.
-    NotSupported(String),
-    /// Anything else, with the file and errno.
-    Failed(String),
+    /// The helper refused or failed.
+    Helper(Problem),
+}
+
+impl From<Problem> for HelperError {
+    fn from(problem: Problem) -> Self {
+        HelperError::Helper(problem)
+    }
+}
+
+impl From<zbus::Error> for HelperError {
+    fn from(error: zbus::Error) -> Self {
+        HelperError::from_call(error)
+    }
+}
+
+impl std::fmt::Display for HelperError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            HelperError::ZBus(error) => error.fmt(f),
+            HelperError::Helper(problem) => problem.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for HelperError {}
+
+impl zbus::DBusError for HelperError {
+    fn create_reply(&self, call: &zbus::message::Header<'_>) -> zbus::Result<zbus::Message> {
+        match self {
+            HelperError::ZBus(error) => {
+                zbus::fdo::Error::Failed(error.to_string()).create_reply(call)
+            }
+            HelperError::Helper(problem) => {
+                let detail = serde_json::to_string(problem)
+                    .map_err(|error| zbus::Error::Failure(error.to_string()))?;
+                zbus::Message::error(call, self.name())?.build(&(problem.to_string(), detail))
+            }
+        }
+    }
+
+    fn name(&self) -> zbus::names::ErrorName<'_> {
+        match self {
+            HelperError::ZBus(_) => zbus::names::ErrorName::from_static_str_unchecked(
+                "org.freedesktop.DBus.Error.Failed",
+            ),
+            HelperError::Helper(problem) => zbus::names::ErrorName::from_string_unchecked(format!(
+                "{ERROR_PREFIX}.{}",
+                problem.kind().as_str()
+            )),
+        }
+    }
+
+    fn description(&self) -> Option<&str> {
+        match self {
+            // Worded on demand, in `create_reply`.
+            HelperError::ZBus(_) | HelperError::Helper(_) => None,
+        }
+    }
 }
 
 /// One policy's setting as the kernel reads it back after a write.
@@ -62,25 +114,31 @@ pub type PolicyValue = (u32, String);
 )]
 pub trait Helper1 {
     /// Sets the governor of `policies`; returns each policy's governor read back.
+    #[zbus(allow_interactive_auth)]
     fn set_governor(&self, policies: &[u32], governor: &str) -> zbus::Result<Vec<PolicyValue>>;
 
     /// Sets the EPP of `policies` (a name, or a number 0–255 where the driver takes one);
     /// returns each policy's EPP read back.
+    #[zbus(allow_interactive_auth)]
     fn set_epp(&self, policies: &[u32], epp: &str) -> zbus::Result<Vec<PolicyValue>>;
 
     /// Allows or forbids turbo/boost on `policies`: the machine-wide switch when they are
     /// all of them (`intel_pstate/no_turbo`, `cpufreq/boost`), else each policy's `boost`;
     /// returns per policy `1` (allowed) or `0` as read back.
+    #[zbus(allow_interactive_auth)]
     fn set_boost(&self, policies: &[u32], enabled: bool) -> zbus::Result<Vec<PolicyValue>>;
 
     /// Switches Energy Aware Scheduling on or off; returns the sysctl read back.
+    #[zbus(allow_interactive_auth)]
     fn set_eas(&self, enabled: bool) -> zbus::Result<String>;
 
     /// Switches the driver's mode (`active`, `passive`, `guided`); returns the mode read back.
+    #[zbus(allow_interactive_auth)]
     fn set_driver_mode(&self, mode: &str) -> zbus::Result<String>;
 
     /// Writes the EPP the active power profile implies to every policy; returns each
     /// policy's EPP read back.
+    #[zbus(allow_interactive_auth)]
     fn reapply_profile_epp(&self) -> zbus::Result<Vec<PolicyValue>>;
 
     /// The full state as `pacerctl status --json` prints it, read as root (energy model,
@@ -90,16 +148,20 @@ pub trait Helper1 {
     /// Records the current governor, EPP, boost, EAS and mode settings in the journal before
     /// temporary changes; returns the journal's id. They come back with `RestoreSettings`, when
     /// the caller leaves the bus, or when the helper next starts after a crash.
+    #[zbus(allow_interactive_auth)]
     fn save_settings(&self) -> zbus::Result<u32>;
 
     /// Restores the settings saved under `id`.
+    #[zbus(allow_interactive_auth)]
     fn restore_settings(&self, id: u32) -> zbus::Result<()>;
 
     /// Measures the ramp on `cpus` as root (highest priority, energy where RAPL counts it);
     /// returns the schema-1 report as JSON.
+    #[zbus(allow_interactive_auth)]
     fn measure_ramp(&self, cpus: &[u32], trials: u32) -> zbus::Result<String>;
 
     /// Stops the running measurement.
+    #[zbus(allow_interactive_auth)]
     fn cancel_measurement(&self) -> zbus::Result<()>;
 
     /// A measurement's progress: trial `trial` of `trials` on `cpu`.
@@ -113,34 +175,39 @@ pub trait Helper1 {
 }
 
 impl HelperError {
-    /// The error a client sees, from the proxy's `zbus::Error`: the helper's own names map
-    /// back to their variant.
+    /// The error a client sees, from the proxy's `zbus::Error`: the helper's own errors come
+    /// back as their [`Problem`]; one without arguments (an older helper) keeps its kind and
+    /// its text.
     pub fn from_call(error: zbus::Error) -> HelperError {
-        if let zbus::Error::MethodError(name, message, _) = &error {
-            let message = message.clone().unwrap_or_default();
-            let prefix = "io.github.pacerapp.Pacer.Helper1.Error.";
-            if let Some(variant) = name.as_str().strip_prefix(prefix) {
-                return match variant {
-                    "NotAuthorized" => HelperError::NotAuthorized(message),
-                    "InvalidArgument" => HelperError::InvalidArgument(message),
-                    "Busy" => HelperError::Busy(message),
-                    "NotSupported" => HelperError::NotSupported(message),
-                    _ => HelperError::Failed(message),
-                };
+        if let zbus::Error::MethodError(name, text, message) = &error {
+            if let Some(kind) = name
+                .as_str()
+                .strip_prefix(ERROR_PREFIX)
+                .and_then(|rest| rest.strip_prefix('.'))
+            {
+                let detail = message.body().deserialize::<(String, String)>().ok();
+                let problem = detail
+                    .and_then(|(_, json)| serde_json::from_str(&json).ok())
+                    .unwrap_or_else(|| Problem::Other {
+                        kind: kind.to_owned(),
+                        text: text.clone().unwrap_or_default(),
+                    });
+                return HelperError::Helper(problem);
             }
         }
         HelperError::ZBus(error)
     }
 
-    /// The message alone, without the error's name.
-    pub fn message(&self) -> String {
+    /// The helper's problem, where it is one.
+    pub fn problem(&self) -> Option<&Problem> {
         match self {
-            HelperError::ZBus(error) => error.to_string(),
-            HelperError::NotAuthorized(m)
-            | HelperError::InvalidArgument(m)
-            | HelperError::Busy(m)
-            | HelperError::NotSupported(m)
-            | HelperError::Failed(m) => m.clone(),
+            HelperError::Helper(problem) => Some(problem),
+            HelperError::ZBus(_) => None,
         }
+    }
+
+    /// The kind of the helper's refusal, to branch on.
+    pub fn kind(&self) -> Option<ErrorKind> {
+        self.problem().map(Problem::kind)
     }
 }

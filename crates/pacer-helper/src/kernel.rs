@@ -1,14 +1,17 @@
 //! The only files the helper writes, and how: straight to sysfs on a real machine, through
 //! the kernel's rules on a simulated one. Paths are built here from validated numbers and
-//! fixed names; nothing a caller sends becomes a path.
+//! fixed names; nothing a caller sends becomes a path, and no write follows a symlink.
 
-use std::fmt;
-use std::io::{self, Write};
+use std::io::{self, Read, Write};
+use std::os::fd::OwnedFd;
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use pacer_core::machine::Snapshot;
 use pacer_core::sim::SimDir;
 use pacer_core::{SnapshotError, SysRoot};
+use pacer_dbus::{echo, Problem};
+use rustix::fs::{Mode, OFlags, ResolveFlags};
 
 /// A file the helper may write.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -42,44 +45,65 @@ impl Target {
     }
 }
 
-/// A write the kernel refused.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Refused {
-    /// The file, as the user knows it (`/sys/...`).
-    pub file: String,
-    pub errno: Option<i32>,
-    /// The system's words for the error, with the errno's name.
-    pub error: String,
-}
+/// The most bytes read back from a target: every one holds a word or a number.
+const READ_LIMIT: u64 = 4096;
 
-impl fmt::Display for Refused {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.file, self.error)
-    }
+/// Why a root is not one the helper will change as root.
+#[derive(Debug, thiserror::Error)]
+pub enum RootError {
+    #[error("cannot open {root}: {error}")]
+    Open { root: PathBuf, error: io::Error },
+    #[error("{root} is owned by user {uid}, not root: another user could swap the files the helper writes")]
+    NotOwnedByRoot { root: PathBuf, uid: u32 },
+    #[error("{root} is writable by other users (mode {mode:o}): they could swap the files the helper writes")]
+    WritableByOthers { root: PathBuf, mode: u32 },
 }
 
 /// The machine the helper changes.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct Kernel {
     root: PathBuf,
+    /// The root, opened once: every path is resolved beneath it.
+    root_fd: OwnedFd,
     simulated: Option<SimDir>,
 }
 
-fn errno_name(errno: i32) -> &'static str {
-    match errno {
-        1 => "EPERM",
-        2 => "ENOENT",
-        13 => "EACCES",
-        16 => "EBUSY",
-        22 => "EINVAL",
-        95 => "EOPNOTSUPP",
-        _ => "",
-    }
-}
-
 impl Kernel {
-    pub fn new(root: PathBuf, simulated: Option<SimDir>) -> Kernel {
-        Kernel { root, simulated }
+    /// Opens `root`. Running as root, a root that another user owns or may write to is
+    /// refused: they could put a symlink or a file of theirs where the helper writes.
+    pub fn open(root: PathBuf, simulated: Option<SimDir>) -> Result<Kernel, RootError> {
+        let root_fd = rustix::fs::open(
+            &root,
+            OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC,
+            Mode::empty(),
+        )
+        .map_err(|error| RootError::Open {
+            root: root.clone(),
+            error: error.into(),
+        })?;
+        if rustix::process::geteuid().is_root() {
+            let meta = std::fs::metadata(&root).map_err(|error| RootError::Open {
+                root: root.clone(),
+                error,
+            })?;
+            if meta.uid() != 0 {
+                return Err(RootError::NotOwnedByRoot {
+                    root,
+                    uid: meta.uid(),
+                });
+            }
+            if meta.mode() & 0o022 != 0 {
+                return Err(RootError::WritableByOthers {
+                    root,
+                    mode: meta.mode() & 0o7777,
+                });
+            }
+        }
+        Ok(Kernel {
+            root,
+            root_fd,
+            simulated,
+        })
     }
 
     pub fn root(&self) -> &Path {
@@ -90,44 +114,146 @@ impl Kernel {
         Snapshot::read(&SysRoot::new(&self.root))
     }
 
+    /// Opens a target beneath the root, refusing every symlink on the way.
+    fn open_target(&self, target: Target, flags: OFlags) -> io::Result<std::fs::File> {
+        let fd = rustix::fs::openat2(
+            &self.root_fd,
+            target.path(),
+            flags | OFlags::CLOEXEC | OFlags::NOCTTY,
+            Mode::empty(),
+            ResolveFlags::BENEATH | ResolveFlags::NO_SYMLINKS | ResolveFlags::NO_MAGICLINKS,
+        )?;
+        Ok(std::fs::File::from(fd))
+    }
+
     /// Reads a target back, as the kernel prints it.
     pub fn read(&self, target: Target) -> Option<String> {
-        std::fs::read_to_string(self.root.join(target.path()))
-            .ok()
-            .map(|text| text.trim_end().to_owned())
+        let mut text = String::new();
+        self.open_target(target, OFlags::RDONLY)
+            .ok()?
+            .take(READ_LIMIT)
+            .read_to_string(&mut text)
+            .ok()?;
+        Some(text.trim_end().to_owned())
     }
 
     /// Writes `value` to `target`: one `write(2)`, as `echo` would.
-    pub fn write(&self, target: Target, value: &str) -> Result<(), Refused> {
+    pub fn write(&self, target: Target, value: &str) -> Result<(), Problem> {
         let rel = target.path();
-        let file = format!("/{rel}");
-        let refused = |errno: Option<i32>, error: String| Refused {
-            file: file.clone(),
+        let refused = |errno: Option<i32>| Problem::WriteRefused {
+            file: format!("/{rel}"),
             errno,
-            error,
+            value: echo(value),
         };
         if let Some(dir) = &self.simulated {
             return match dir.write(&rel, value) {
                 Ok(Ok(())) => Ok(()),
-                Ok(Err(kernel)) => Err(refused(Some(kernel.errno()), kernel.to_string())),
-                Err(error) => Err(refused(None, error.to_string())),
+                Ok(Err(kernel)) => Err(refused(Some(kernel.errno()))),
+                Err(error) => Err(Problem::Internal {
+                    error: error.to_string(),
+                }),
             };
         }
-        let result = std::fs::OpenOptions::new()
-            .write(true)
-            .open(self.root.join(&rel))
-            .and_then(|mut handle| handle.write_all(value.as_bytes()));
-        result.map_err(|error: io::Error| {
-            let errno = error.raw_os_error();
-            let text = error.to_string();
-            let text = text.split(" (os error").next().unwrap_or(&text).to_owned();
-            let name = errno.map(errno_name).unwrap_or_default();
-            let error = if name.is_empty() {
-                text
-            } else {
-                format!("{text} ({name})")
-            };
-            refused(errno, error)
-        })
+        self.open_target(target, OFlags::WRONLY)
+            .and_then(|mut handle| handle.write_all(value.as_bytes()))
+            .map_err(|error| refused(error.raw_os_error()))
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use std::fs;
+
+    fn tree() -> (tempfile::TempDir, Kernel) {
+        let dir = tempfile::tempdir().unwrap();
+        let policy = dir.path().join("sys/devices/system/cpu/cpufreq/policy0");
+        fs::create_dir_all(&policy).unwrap();
+        fs::write(policy.join("scaling_governor"), "powersave\n").unwrap();
+        let kernel = Kernel::open(dir.path().to_owned(), None).unwrap();
+        (dir, kernel)
+    }
+
+    #[test]
+    fn a_symlinked_target_is_neither_written_nor_read() {
+        let (dir, kernel) = tree();
+        let outside = tempfile::NamedTempFile::new().unwrap();
+        fs::write(outside.path(), "untouched").unwrap();
+        let epp = dir
+            .path()
+            .join("sys/devices/system/cpu/cpufreq/policy0/energy_performance_preference");
+        std::os::unix::fs::symlink(outside.path(), &epp).unwrap();
+        let refused = kernel.write(Target::Epp(0), "power").unwrap_err();
+        assert!(
+            matches!(&refused, Problem::WriteRefused { errno: Some(40), file, .. } if file.ends_with("policy0/energy_performance_preference")),
+            "{refused:?}"
+        );
+        assert_eq!(fs::read_to_string(outside.path()).unwrap(), "untouched");
+        assert_eq!(kernel.read(Target::Epp(0)), None);
+    }
+
+    #[test]
+    fn a_symlinked_directory_on_the_way_is_refused() {
+        let (dir, kernel) = tree();
+        let elsewhere = tempfile::tempdir().unwrap();
+        fs::write(elsewhere.path().join("scaling_governor"), "performance").unwrap();
+        std::os::unix::fs::symlink(
+            elsewhere.path(),
+            dir.path().join("sys/devices/system/cpu/cpufreq/policy1"),
+        )
+        .unwrap();
+        assert!(kernel.write(Target::Governor(1), "powersave").is_err());
+        assert_eq!(
+            fs::read_to_string(elsewhere.path().join("scaling_governor")).unwrap(),
+            "performance"
+        );
+    }
+
+    #[test]
+    fn values_are_written_as_given_and_echoed_at_most_200_characters() {
+        let (dir, kernel) = tree();
+        let governor = dir
+            .path()
+            .join("sys/devices/system/cpu/cpufreq/policy0/scaling_governor");
+        for value in ["schedutil\n", "power\0save"] {
+            kernel.write(Target::Governor(0), value).unwrap();
+            assert_eq!(fs::read_to_string(&governor).unwrap(), value);
+        }
+        let huge = "x".repeat(1 << 20);
+        kernel.write(Target::Governor(0), &huge).unwrap();
+        assert_eq!(fs::metadata(&governor).unwrap().len(), 1 << 20);
+        // Read back no more than a target can hold.
+        assert_eq!(kernel.read(Target::Governor(0)).unwrap().len(), 4096);
+        let missing = kernel.write(Target::IntelStatus, &huge).unwrap_err();
+        match missing {
+            Problem::WriteRefused { errno, value, .. } => {
+                assert_eq!(errno, Some(2));
+                assert_eq!(value.chars().count(), 201);
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn as_root_a_root_others_can_write_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o777)).unwrap();
+        if !rustix::process::geteuid().is_root() {
+            // Without root the helper can write only what its user may anyway.
+            assert!(Kernel::open(dir.path().to_owned(), None).is_ok());
+            return;
+        }
+        assert!(matches!(
+            Kernel::open(dir.path().to_owned(), None),
+            Err(RootError::WritableByOthers { .. })
+        ));
+        fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o755)).unwrap();
+        rustix::fs::chown(dir.path(), Some(rustix::fs::Uid::from_raw(65534)), None).unwrap();
+        assert!(matches!(
+            Kernel::open(dir.path().to_owned(), None),
+            Err(RootError::NotOwnedByRoot { uid: 65534, .. })
+        ));
     }
 }

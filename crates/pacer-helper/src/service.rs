@@ -1,50 +1,74 @@
 //! The helper's D-Bus interface. Every method that changes something goes: parse → validate
-//! the whole request against what the machine offers → ask polkit about the *caller* → write
-//! → read back → report (and announce by signal).
+//! the whole request against what the machine offers ([`crate::validate`]) → ask polkit
+//! about the *caller* → write → read back → report (and announce by signal).
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
 
-use pacer_core::i18n::{fill, gettext};
-use pacer_core::machine::{Policy, Snapshot};
+use pacer_core::machine::Snapshot;
 use pacer_core::profile::expectation;
-use pacer_core::status::Status;
 use pacer_core::status_json::StatusDocument;
-use pacer_core::values::{DriverMode, Epp, Governor};
-use pacer_core::SysRoot;
-use pacer_dbus::{actions, HelperError, PolicyValue};
-use zbus::message::Header;
+use pacer_core::{CpuSet, SysRoot};
+use pacer_dbus::{actions, HelperError, PolicyValue, Problem};
+use zbus::message::{Flags, Header};
 use zbus::object_server::SignalEmitter;
 use zbus_polkit::policykit1::{AuthorityProxy, CheckAuthorizationFlags, Subject};
 
-use crate::journal::{Journal, Settings};
-use crate::kernel::{Kernel, Refused, Target};
+use crate::activity::{Activity, Call};
+use crate::journal::{Journal, SaveError, Settings};
+use crate::kernel::{Kernel, Target};
+use crate::status_cache::StatusCache;
+use crate::validate;
 
-/// The most policies one request may name: more than Linux has CPUs is not a request.
-const MAX_POLICIES: usize = pacer_core::cpuset::MAX_CPUS as usize;
+/// A measurement under way: who started it, and its stop switch.
+#[derive(Debug)]
+struct Running {
+    owner: String,
+    cancel: Arc<AtomicBool>,
+}
 
 #[derive(Debug)]
 pub struct Helper {
-    kernel: Kernel,
+    kernel: Arc<Kernel>,
     polkit: Option<AuthorityProxy<'static>>,
     /// One write at a time: a request's writes never interleave with another's.
     writes: tokio::sync::Mutex<()>,
     journal: Journal,
-    activity: Arc<Mutex<Instant>>,
-    /// The running measurement's stop switch; one measurement at a time.
-    measurement: Mutex<Option<Arc<AtomicBool>>>,
+    activity: Activity,
+    status: StatusCache,
+    /// One measurement at a time.
+    measurement: Mutex<Option<Running>>,
+}
+
+/// What a change is, for polkit's rules and its dialog: `setting`, `value`, `policies`.
+type Details = [(&'static str, String); 3];
+
+fn details(setting: &str, value: impl ToString, policies: &[u32]) -> Details {
+    [
+        ("setting", setting.to_owned()),
+        ("value", value.to_string()),
+        (
+            "policies",
+            policies.iter().copied().collect::<CpuSet>().to_string(),
+        ),
+    ]
+}
+
+fn caller(header: &Header<'_>) -> String {
+    header.sender().map(ToString::to_string).unwrap_or_default()
 }
 
 impl Helper {
     pub fn new(
-        kernel: Kernel,
+        kernel: Arc<Kernel>,
         polkit: Option<AuthorityProxy<'static>>,
+        profile_bus: Option<zbus::Connection>,
         journal: Journal,
-        activity: Arc<Mutex<Instant>>,
+        activity: Activity,
     ) -> Helper {
         Helper {
+            status: StatusCache::new(Arc::clone(&kernel), profile_bus),
             kernel,
             polkit,
             writes: tokio::sync::Mutex::new(()),
@@ -54,102 +78,73 @@ impl Helper {
         }
     }
 
-    fn touch(&self) {
-        if let Ok(mut last) = self.activity.lock() {
-            *last = Instant::now();
-        }
+    fn call(&self) -> Result<Call, Problem> {
+        self.activity.call()
     }
 
-    fn read_machine(&self) -> Result<Snapshot, HelperError> {
+    fn read_machine(&self) -> Result<Snapshot, Problem> {
         self.kernel
             .snapshot()
-            .map_err(|error| HelperError::Failed(error.to_string()))
+            .map_err(|error| Problem::MachineUnreadable {
+                error: error.to_string(),
+            })
     }
 
     /// polkit's verdict for the caller of this message (its unique bus name, never the
-    /// helper's own process), allowing it to ask the user for a password.
-    async fn authorize(&self, header: &Header<'_>, action: &str) -> Result<(), HelperError> {
+    /// helper's own process), with what would change as details. polkit may ask the user for
+    /// a password only when the caller said it can wait for one (the message's
+    /// allow-interactive-authorization flag).
+    async fn authorize(
+        &self,
+        header: &Header<'_>,
+        action: &str,
+        details: &Details,
+    ) -> Result<(), Problem> {
         let Some(polkit) = &self.polkit else {
             return Ok(());
         };
-        let subject = Subject::new_for_message_header(header)
-            .map_err(|error| HelperError::Failed(error.to_string()))?;
+        let subject = Subject::new_for_message_header(header).map_err(|error| {
+            Problem::PolkitUnreachable {
+                action: action.to_owned(),
+                error: error.to_string(),
+            }
+        })?;
+        let flags = if header
+            .primary()
+            .flags()
+            .contains(Flags::AllowInteractiveAuth)
+        {
+            CheckAuthorizationFlags::AllowUserInteraction.into()
+        } else {
+            Default::default()
+        };
+        let details: HashMap<&str, &str> = details
+            .iter()
+            .map(|(key, value)| (*key, value.as_str()))
+            .collect();
         let result = polkit
-            .check_authorization(
-                &subject,
-                action,
-                &HashMap::new(),
-                CheckAuthorizationFlags::AllowUserInteraction.into(),
-                "",
-            )
+            .check_authorization(&subject, action, &details, flags, "")
             .await
-            .map_err(|error| {
-                HelperError::NotAuthorized(fill(
-                    gettext("polkit could not be asked about {action}: {error}"),
-                    &[("action", &action), ("error", &error)],
-                ))
+            .map_err(|error| Problem::PolkitUnreachable {
+                action: action.to_owned(),
+                error: error.to_string(),
             })?;
         if result.is_authorized {
             Ok(())
         } else {
-            Err(HelperError::NotAuthorized(fill(
-                gettext("not authorized for {action}"),
-                &[("action", &action)],
-            )))
+            Err(Problem::NotAuthorized {
+                action: action.to_owned(),
+            })
         }
     }
-}
 
-/// Checks the policy list: not empty, not absurd, each one there and active.
-fn validate_policies<'s>(
-    snapshot: &'s Snapshot,
-    ids: &[u32],
-) -> Result<Vec<&'s Policy>, HelperError> {
-    if ids.is_empty() {
-        return Err(HelperError::InvalidArgument(gettext("no policies given")));
+    /// Announces a change and forgets the cached state it made stale.
+    async fn changed_now(&self, emitter: &SignalEmitter<'_>, what: &str, policies: Vec<u32>) {
+        self.status.forget().await;
+        if let Err(error) = Self::changed(emitter, what, policies).await {
+            eprintln!("pacer-helper: announcing a change of {what}: {error}");
+        }
     }
-    if ids.len() > MAX_POLICIES {
-        return Err(HelperError::InvalidArgument(fill(
-            gettext("{count} policies is more than any machine has"),
-            &[("count", &ids.len())],
-        )));
-    }
-    let unique: BTreeSet<u32> = ids.iter().copied().collect();
-    unique
-        .into_iter()
-        .map(|id| match snapshot.policy(id) {
-            Some(policy) if policy.is_active() => Ok(policy),
-            Some(_) => Err(HelperError::Busy(fill(
-                gettext("policy {policy} has no online CPU"),
-                &[("policy", &id)],
-            ))),
-            None => Err(HelperError::InvalidArgument(fill(
-                gettext("there is no policy {policy}"),
-                &[("policy", &id)],
-            ))),
-        })
-        .collect()
-}
-
-/// The error for a write the kernel refused, with the reason in words where Pacer knows it.
-fn refused(refused: Refused, why_busy: Option<String>) -> HelperError {
-    let text = refused.to_string();
-    match refused.errno {
-        Some(16) => HelperError::Busy(match why_busy {
-            Some(why) => format!("{text}: {why}"),
-            None => text,
-        }),
-        Some(22) => HelperError::InvalidArgument(text),
-        Some(2) | Some(95) => HelperError::NotSupported(text),
-        _ => HelperError::Failed(text),
-    }
-}
-
-fn performance_governor_reason(policies: &[u32]) -> String {
-    fill(
-        gettext("the performance governor on policy {policies} holds EPP at performance and the kernel refuses any other EPP; set the governor to powersave first"),
-        &[("policies", &policies.iter().copied().collect::<pacer_core::CpuSet>())],
-    )
 }
 
 #[zbus::interface(name = "io.github.pacerapp.Pacer.Helper1")]
@@ -161,34 +156,16 @@ impl Helper {
         policies: Vec<u32>,
         governor: String,
     ) -> Result<Vec<PolicyValue>, HelperError> {
-        self.touch();
-        let governor: Governor = governor.parse().map_err(|_| {
-            HelperError::InvalidArgument(fill(
-                gettext("{governor} is not a governor name"),
-                &[("governor", &format!("{governor:?}"))],
-            ))
-        })?;
+        let _call = self.call()?;
         let snapshot = self.read_machine()?;
-        let targets = validate_policies(&snapshot, &policies)?;
-        for policy in &targets {
-            let offered = policy.available_governors.as_deref().unwrap_or_default();
-            if !offered.contains(&governor) {
-                return Err(HelperError::InvalidArgument(fill(
-                    gettext("policy {policy} does not offer the {governor} governor (it offers: {offered})"),
-                    &[
-                        ("policy", &policy.id),
-                        ("governor", &governor),
-                        ("offered", &offered.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ")),
-                    ],
-                )));
-            }
-        }
-        self.authorize(&header, actions::SET_CPU_POWER).await?;
-        let ids: Vec<u32> = targets.iter().map(|policy| policy.id).collect();
-        let read_back = self
-            .write_each(&ids, Target::Governor, governor.as_str(), None)
+        let (ids, governor) = validate::governor(&snapshot, &policies, &governor)?;
+        let details = details("governor", &governor, &ids);
+        self.authorize(&header, actions::SET_CPU_POWER, &details)
             .await?;
-        let _ = Self::changed(&emitter, "governor", ids).await;
+        let read_back = self
+            .write_each(&ids, Target::Governor, governor.as_str())
+            .await?;
+        self.changed_now(&emitter, "governor", ids).await;
         Ok(read_back)
     }
 
@@ -199,69 +176,14 @@ impl Helper {
         policies: Vec<u32>,
         epp: String,
     ) -> Result<Vec<PolicyValue>, HelperError> {
-        self.touch();
-        let value: Epp = epp.parse().map_err(|error: pacer_core::values::EppError| {
-            HelperError::InvalidArgument(error.to_string())
-        })?;
+        let _call = self.call()?;
         let snapshot = self.read_machine()?;
-        let targets = validate_policies(&snapshot, &policies)?;
-        // The performance governor of a setpolicy driver refuses any EPP but 0 (EBUSY).
-        let pins = matches!(value, Epp::Performance | Epp::Raw(0));
-        if !pins {
-            let pinned: Vec<u32> = snapshot
-                .epp_pinned()
-                .into_iter()
-                .filter(|id| targets.iter().any(|p| p.id == *id))
-                .collect();
-            if !pinned.is_empty() {
-                return Err(HelperError::Busy(performance_governor_reason(&pinned)));
-            }
-        }
-        let raw_allowed = snapshot
-            .driver
-            .name
-            .as_deref()
-            .is_some_and(|d| d.starts_with("intel_"));
-        for policy in &targets {
-            let Some(offered) = &policy.available_epp else {
-                return Err(HelperError::NotSupported(fill(
-                    gettext("policy {policy} has no energy-performance preference"),
-                    &[("policy", &policy.id)],
-                )));
-            };
-            let ok = match value {
-                Epp::Raw(_) => raw_allowed,
-                named => offered.contains(&named),
-            };
-            if !ok {
-                return Err(HelperError::InvalidArgument(fill(
-                    gettext("policy {policy} does not take the EPP {epp} (it offers: {offered})"),
-                    &[
-                        ("policy", &policy.id),
-                        ("epp", &value),
-                        (
-                            "offered",
-                            &offered
-                                .iter()
-                                .map(ToString::to_string)
-                                .collect::<Vec<_>>()
-                                .join(", "),
-                        ),
-                    ],
-                )));
-            }
-        }
-        self.authorize(&header, actions::SET_CPU_POWER).await?;
-        let ids: Vec<u32> = targets.iter().map(|policy| policy.id).collect();
-        let read_back = self
-            .write_each(
-                &ids,
-                Target::Epp,
-                &value.to_string(),
-                Some(performance_governor_reason),
-            )
+        let (ids, epp) = validate::epp(&snapshot, &policies, &epp)?;
+        let details = details("epp", epp, &ids);
+        self.authorize(&header, actions::SET_CPU_POWER, &details)
             .await?;
-        let _ = Self::changed(&emitter, "epp", ids).await;
+        let read_back = self.write_each(&ids, Target::Epp, &epp.to_string()).await?;
+        self.changed_now(&emitter, "epp", ids).await;
         Ok(read_back)
     }
 
@@ -272,9 +194,9 @@ impl Helper {
         policies: Vec<u32>,
         enabled: bool,
     ) -> Result<Vec<PolicyValue>, HelperError> {
-        self.touch();
+        let _call = self.call()?;
         let snapshot = self.read_machine()?;
-        let ids: Vec<u32> = validate_policies(&snapshot, &policies)?
+        let ids: Vec<u32> = validate::policies(&snapshot, &policies)?
             .iter()
             .map(|policy| policy.id)
             .collect();
@@ -295,13 +217,16 @@ impl Helper {
             .iter()
             .all(|&id| self.kernel.read(Target::PolicyBoost(id)).is_some());
         if global.is_none() && !per_policy {
-            return Err(HelperError::NotSupported(if every_policy {
-                gettext("this machine has no turbo or boost switch")
+            return Err(if every_policy {
+                Problem::NoBoostSwitch
             } else {
-                gettext("turbo can only be switched for all policies at once on this machine")
-            }));
+                Problem::BoostOnlyForAll
+            }
+            .into());
         }
-        self.authorize(&header, actions::SET_CPU_POWER).await?;
+        let details = details("boost", enabled, &ids);
+        self.authorize(&header, actions::SET_CPU_POWER, &details)
+            .await?;
         let read_back = match global {
             Some((target, value)) => {
                 let now = self.write_one(target, value).await?;
@@ -313,12 +238,9 @@ impl Helper {
                 let value = if allowed { "1" } else { "0" };
                 ids.iter().map(|&id| (id, value.to_owned())).collect()
             }
-            None => {
-                self.write_each(&ids, Target::PolicyBoost, flag, None)
-                    .await?
-            }
+            None => self.write_each(&ids, Target::PolicyBoost, flag).await?,
         };
-        let _ = Self::changed(&emitter, "boost", ids).await;
+        self.changed_now(&emitter, "boost", ids).await;
         Ok(read_back)
     }
 
@@ -328,37 +250,23 @@ impl Helper {
         #[zbus(signal_emitter)] emitter: SignalEmitter<'_>,
         enabled: bool,
     ) -> Result<String, HelperError> {
-        self.touch();
+        let _call = self.call()?;
         let snapshot = self.read_machine()?;
-        match snapshot.eas.sysctl {
-            None => {
-                return Err(HelperError::NotSupported(gettext(
-                    "the kernel was built without energy-aware scheduling",
-                )))
-            }
-            Some(pacer_core::values::EasSysctl::Impossible) => {
-                return Err(HelperError::NotSupported(fill(
-                    gettext("energy-aware scheduling is impossible now: {reasons}"),
-                    &[("reasons", &snapshot.eas.reasons_text())],
-                )));
-            }
-            Some(_) => {}
-        }
-        self.authorize(&header, actions::SET_SCHEDULER).await?;
+        validate::eas(&snapshot)?;
+        let details = details("eas", enabled, &[]);
+        self.authorize(&header, actions::SET_SCHEDULER, &details)
+            .await?;
         if let Some(current) = self.kernel.read(Target::EasSysctl) {
             self.journal
                 .note_eas_before_change(&current)
-                .map_err(|error| {
-                    HelperError::Failed(fill(
-                        gettext("cannot record the settings in the journal: {error}"),
-                        &[("error", &error)],
-                    ))
+                .map_err(|error| Problem::Journal {
+                    error: error.to_string(),
                 })?;
         }
         let now = self
             .write_one(Target::EasSysctl, if enabled { "1" } else { "0" })
             .await?;
-        let _ = Self::changed(&emitter, "eas", Vec::new()).await;
+        self.changed_now(&emitter, "eas", Vec::new()).await;
         Ok(now)
     }
 
@@ -368,65 +276,39 @@ impl Helper {
         #[zbus(signal_emitter)] emitter: SignalEmitter<'_>,
         mode: String,
     ) -> Result<String, HelperError> {
-        self.touch();
+        let _call = self.call()?;
         let snapshot = self.read_machine()?;
-        let (target, modes): (Target, &[DriverMode]) = match snapshot.driver.name.as_deref() {
-            Some("intel_pstate" | "intel_cpufreq") => (
-                Target::IntelStatus,
-                &[DriverMode::Active, DriverMode::Passive],
-            ),
-            Some("amd-pstate-epp" | "amd-pstate") => (
-                Target::AmdStatus,
-                &[DriverMode::Active, DriverMode::Passive, DriverMode::Guided],
-            ),
-            _ => {
-                return Err(HelperError::NotSupported(gettext(
-                    "the frequency driver has no modes to switch between",
-                )))
-            }
-        };
-        let Some(wanted) = modes.iter().find(|m| m.to_string() == mode) else {
-            return Err(HelperError::InvalidArgument(fill(
-                gettext("{mode} is not a mode of this driver (it has: {modes})"),
-                &[
-                    ("mode", &format!("{mode:?}")),
-                    (
-                        "modes",
-                        &modes
-                            .iter()
-                            .map(ToString::to_string)
-                            .collect::<Vec<_>>()
-                            .join(", "),
-                    ),
-                ],
-            )));
-        };
-        self.authorize(&header, actions::SET_DRIVER_MODE).await?;
-        let now = self.write_one(target, &wanted.to_string()).await?;
-        let _ = Self::changed(&emitter, "mode", Vec::new()).await;
+        let (target, mode) = validate::driver_mode(&snapshot, &mode)?;
+        let details = details("mode", mode, &[]);
+        self.authorize(&header, actions::SET_DRIVER_MODE, &details)
+            .await?;
+        let now = self.write_one(target, &mode.to_string()).await?;
+        self.changed_now(&emitter, "mode", Vec::new()).await;
         Ok(now)
     }
 
+    /// Authorised first: finding out what to write reads the machine and the bus, which is
+    /// work an unauthorised caller does not get to cause.
     async fn reapply_profile_epp(
         &self,
         #[zbus(header)] header: Header<'_>,
         #[zbus(signal_emitter)] emitter: SignalEmitter<'_>,
     ) -> Result<Vec<PolicyValue>, HelperError> {
-        self.touch();
-        let status = Status::gather(&SysRoot::new(self.kernel.root()))
-            .await
-            .map_err(|error| HelperError::Failed(error.to_string()))?;
+        let _call = self.call()?;
+        let details = details("epp", "profile", &[]);
+        self.authorize(&header, actions::SET_CPU_POWER, &details)
+            .await?;
+        let status = self.status.fresh().await?;
         let Some(profile) = &status.profile else {
-            return Err(HelperError::NotSupported(gettext(
-                "no power-profile daemon is running",
-            )));
+            return Err(Problem::NoProfileDaemon.into());
         };
-        let expected = expectation(profile, &status.snapshot.driver)
-            .map_err(|why| HelperError::NotSupported(why.to_string()))?;
+        let expected = expectation(profile, &status.snapshot.driver).map_err(|_| {
+            Problem::NoProfileMapping {
+                daemon: profile.daemon.to_string(),
+            }
+        })?;
         let Some(&epp) = expected.epp.first() else {
-            return Err(HelperError::NotSupported(gettext(
-                "the profile implies no EPP",
-            )));
+            return Err(Problem::ProfileImpliesNoEpp.into());
         };
         let ids: Vec<u32> = status
             .snapshot
@@ -439,68 +321,67 @@ impl Helper {
             })
             .map(|p| p.id)
             .collect();
-        self.authorize(&header, actions::SET_CPU_POWER).await?;
-        let read_back = self
-            .write_each(
-                &ids,
-                Target::Epp,
-                &epp.to_string(),
-                Some(performance_governor_reason),
-            )
-            .await?;
-        let _ = Self::changed(&emitter, "epp", ids).await;
+        let read_back = self.write_each(&ids, Target::Epp, &epp.to_string()).await?;
+        self.changed_now(&emitter, "epp", ids).await;
         Ok(read_back)
     }
 
+    /// The state as `pacerctl status --json` prints it, from a reading no older than a
+    /// second: a flood of calls costs one reading a second.
     async fn snapshot(&self) -> Result<String, HelperError> {
-        self.touch();
-        let status = Status::gather(&SysRoot::new(self.kernel.root()))
-            .await
-            .map_err(|error| HelperError::Failed(error.to_string()))?;
-        serde_json::to_string(&StatusDocument::new(&status))
-            .map_err(|error| HelperError::Failed(error.to_string()))
+        let _call = self.call()?;
+        let status = self.status.recent().await?;
+        serde_json::to_string(&StatusDocument::new(&status)).map_err(|error| {
+            Problem::Internal {
+                error: error.to_string(),
+            }
+            .into()
+        })
     }
 
     async fn save_settings(&self, #[zbus(header)] header: Header<'_>) -> Result<u32, HelperError> {
-        self.touch();
-        self.authorize(&header, actions::RUN_MEASUREMENT).await?;
-        let owner = header.sender().map(ToString::to_string).unwrap_or_default();
+        let _call = self.call()?;
+        self.authorize(&header, actions::RUN_MEASUREMENT, &details("all", "", &[]))
+            .await?;
         let _one_at_a_time = self.writes.lock().await;
         self.journal
-            .save(&owner, Settings::read(&self.kernel))
-            .map_err(|error| {
-                HelperError::Failed(fill(
-                    gettext("cannot record the settings in the journal: {error}"),
-                    &[("error", &error)],
-                ))
+            .save(&caller(&header), Settings::read(&self.kernel))
+            .map_err(|error: SaveError| {
+                Problem::Journal {
+                    error: error.to_string(),
+                }
+                .into()
             })
     }
 
+    /// Restores the settings saved under `id`: only the caller that saved them may.
     async fn restore_settings(
         &self,
         #[zbus(header)] header: Header<'_>,
         #[zbus(signal_emitter)] emitter: SignalEmitter<'_>,
         id: u32,
     ) -> Result<(), HelperError> {
-        self.touch();
+        let _call = self.call()?;
         let Some(entry) = self.journal.get(id) else {
-            return Err(HelperError::InvalidArgument(fill(
-                gettext("there are no saved settings {id}"),
-                &[("id", &id)],
-            )));
+            return Err(Problem::NoSavedSettings { id }.into());
         };
-        self.authorize(&header, actions::RUN_MEASUREMENT).await?;
-        let _one_at_a_time = self.writes.lock().await;
-        self.journal
-            .restore(&self.kernel, &entry)
-            .map_err(|error| refused(error, None))?;
-        let _ = Self::changed(&emitter, "restore", Vec::new()).await;
+        if entry.owner != caller(&header) {
+            return Err(Problem::NotYourSettings { id }.into());
+        }
+        self.authorize(&header, actions::RUN_MEASUREMENT, &details("all", "", &[]))
+            .await?;
+        {
+            let _one_at_a_time = self.writes.lock().await;
+            self.journal.restore(&self.kernel, &entry)?;
+        }
+        self.changed_now(&emitter, "restore", Vec::new()).await;
         Ok(())
     }
 
     /// Measures the ramp on `cpus` (`trials` each) as root: at the highest priority, with
     /// energy where RAPL counts it. Returns the schema-1 report as JSON; progress comes as
-    /// `MeasureProgress`, and `CancelMeasurement` stops it.
+    /// `MeasureProgress`, and `CancelMeasurement` (from the same caller) stops it, as does
+    /// the caller leaving the bus or the helper being stopped.
     async fn measure_ramp(
         &self,
         #[zbus(header)] header: Header<'_>,
@@ -508,40 +389,29 @@ impl Helper {
         cpus: Vec<u32>,
         trials: u32,
     ) -> Result<String, HelperError> {
-        self.touch();
+        let _call = self.call()?;
         let snapshot = self.read_machine()?;
-        if cpus.is_empty() || cpus.len() > 64 {
-            return Err(HelperError::InvalidArgument(gettext(
-                "give between 1 and 64 CPUs",
-            )));
-        }
-        if !(1..=20).contains(&trials) {
-            return Err(HelperError::InvalidArgument(gettext(
-                "give between 1 and 20 trials",
-            )));
-        }
-        if let Some(cpu) = cpus
-            .iter()
-            .find(|&&cpu| !snapshot.cpus.iter().any(|c| c.id == cpu && c.online))
-        {
-            return Err(HelperError::InvalidArgument(fill(
-                gettext("there is no online CPU {cpu}"),
-                &[("cpu", cpu)],
-            )));
-        }
-        self.authorize(&header, actions::RUN_MEASUREMENT).await?;
+        validate::measurement(&snapshot, &cpus, trials)?;
+        let list: Vec<u32> = cpus.clone();
+        self.authorize(
+            &header,
+            actions::RUN_MEASUREMENT,
+            &details("measurement", trials, &list),
+        )
+        .await?;
         let cancel = Arc::new(AtomicBool::new(false));
         {
             let mut running = self
                 .measurement
                 .lock()
-                .map_err(|_| HelperError::Failed("poisoned".into()))?;
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
             if running.is_some() {
-                return Err(HelperError::Busy(gettext(
-                    "a measurement is already running",
-                )));
+                return Err(Problem::MeasurementRunning.into());
             }
-            *running = Some(Arc::clone(&cancel));
+            *running = Some(Running {
+                owner: caller(&header),
+                cancel: Arc::clone(&cancel),
+            });
         }
         let root = self.kernel.root().to_owned();
         let (progress_tx, mut progress_rx) = tokio::sync::mpsc::unbounded_channel();
@@ -550,7 +420,7 @@ impl Helper {
             if snapshot.simulated {
                 let machine = pacer_core::sim::SimMachine::load(root.root())
                     .map_err(|e| e.to_string())?
-                    .ok_or_else(|| gettext("the simulated machine's state is missing"))?;
+                    .ok_or_else(|| "the simulated machine's state is missing".to_owned())?;
                 return Ok(pacer_bench::report::simulated_ramp(
                     &machine, &snapshot, &cpus, None,
                 ));
@@ -578,34 +448,55 @@ impl Helper {
         let result = loop {
             tokio::select! {
                 Some(p) = progress_rx.recv() => {
-                    self.touch();
+                    self.activity.touch();
                     let _ = Self::measure_progress(&emitter, p.cpu, p.trial as u32, p.trials as u32).await;
                 }
                 done = &mut measuring => break done,
             }
         };
-        if let Ok(mut running) = self.measurement.lock() {
-            *running = None;
-        }
-        self.touch();
+        *self
+            .measurement
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner()) = None;
         let report = result
-            .map_err(|error| HelperError::Failed(error.to_string()))?
-            .map_err(HelperError::Failed)?;
-        serde_json::to_string(&report).map_err(|error| HelperError::Failed(error.to_string()))
+            .map_err(|error| Problem::Internal {
+                error: error.to_string(),
+            })?
+            .map_err(|error| Problem::MeasurementFailed { error })?;
+        serde_json::to_string(&report).map_err(|error| {
+            Problem::Internal {
+                error: error.to_string(),
+            }
+            .into()
+        })
     }
 
-    /// Stops the running measurement (it returns what it has).
+    /// Stops the running measurement (it returns what it has). Only its caller may.
     async fn cancel_measurement(
         &self,
         #[zbus(header)] header: Header<'_>,
     ) -> Result<(), HelperError> {
-        self.authorize(&header, actions::RUN_MEASUREMENT).await?;
-        if let Ok(running) = self.measurement.lock() {
-            if let Some(cancel) = running.as_ref() {
-                cancel.store(true, Ordering::Relaxed);
+        let _call = self.call()?;
+        self.authorize(
+            &header,
+            actions::RUN_MEASUREMENT,
+            &details("measurement", "cancel", &[]),
+        )
+        .await?;
+        let running = self
+            .measurement
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        match running.as_ref() {
+            Some(running) if running.owner != caller(&header) => {
+                Err(Problem::NotYourMeasurement.into())
             }
+            Some(running) => {
+                running.cancel.store(true, Ordering::Relaxed);
+                Ok(())
+            }
+            None => Ok(()),
         }
-        Ok(())
     }
 
     #[zbus(signal)]
@@ -626,19 +517,25 @@ impl Helper {
 
 impl Helper {
     /// Writes `value` to `target(id)` for each policy, one request at a time, and returns
-    /// what each reads back. `why_busy` explains an EBUSY for a policy.
+    /// what each reads back. EBUSY on an EPP is the performance governor holding it.
     async fn write_each(
         &self,
         ids: &[u32],
         target: fn(u32) -> Target,
         value: &str,
-        why_busy: Option<fn(&[u32]) -> String>,
-    ) -> Result<Vec<PolicyValue>, HelperError> {
+    ) -> Result<Vec<PolicyValue>, Problem> {
         let _one_at_a_time = self.writes.lock().await;
         for &id in ids {
             self.kernel
                 .write(target(id), value)
-                .map_err(|error| refused(error, why_busy.map(|why| why(&[id]))))?;
+                .map_err(|problem| match problem {
+                    Problem::WriteRefused {
+                        errno: Some(16), ..
+                    } if target(id) == Target::Epp(id) => Problem::EppHeldByGovernor {
+                        policies: [id].into_iter().collect(),
+                    },
+                    other => other,
+                })?;
         }
         Ok(ids
             .iter()
@@ -647,27 +544,66 @@ impl Helper {
     }
 
     /// Writes one machine-wide file and returns what it reads back.
-    async fn write_one(&self, target: Target, value: &str) -> Result<String, HelperError> {
+    async fn write_one(&self, target: Target, value: &str) -> Result<String, Problem> {
         let _one_at_a_time = self.writes.lock().await;
-        self.kernel
-            .write(target, value)
-            .map_err(|error| refused(error, None))?;
+        self.kernel.write(target, value)?;
         Ok(self.kernel.read(target).unwrap_or_default())
     }
 
-    /// Restores what `owner` saved and did not restore (it left the bus).
-    pub async fn restore_for(&self, owner: &str) {
+    /// `name` left the bus: its measurement stops and the settings it saved come back.
+    pub async fn departed(&self, name: &str) {
+        if let Some(running) = self
+            .measurement
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .as_ref()
+            .filter(|running| running.owner == name)
+        {
+            running.cancel.store(true, Ordering::Relaxed);
+        }
+        self.restore_where(|owner| owner == name).await;
+    }
+
+    /// The helper is stopping: the measurement stops, and every saved setting comes back.
+    pub async fn stopping(&self) {
+        if let Some(running) = self
+            .measurement
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .as_ref()
+        {
+            running.cancel.store(true, Ordering::Relaxed);
+        }
+        self.restore_where(|_| true).await;
+    }
+
+    /// Whether a measurement runs (the helper does not idle out under it).
+    pub fn measuring(&self) -> bool {
+        self.measurement
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .is_some()
+    }
+
+    async fn restore_where(&self, owned: impl Fn(&str) -> bool) {
         let _one_at_a_time = self.writes.lock().await;
         for entry in self
             .journal
             .entries()
             .iter()
             .rev()
-            .filter(|e| e.owner == owner)
+            .filter(|entry| owned(&entry.owner))
         {
-            if let Err(error) = self.journal.restore(&self.kernel, entry) {
-                eprintln!("pacer-helper: restoring settings {}: {error}", entry.id);
+            match self.journal.restore(&self.kernel, entry) {
+                Ok(()) => eprintln!(
+                    "pacer-helper: restored the settings saved by {} ({})",
+                    entry.owner, entry.id
+                ),
+                Err(problem) => {
+                    eprintln!("pacer-helper: restoring settings {}: {problem}", entry.id)
+                }
             }
         }
+        self.status.forget().await;
     }
 }

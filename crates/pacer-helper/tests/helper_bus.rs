@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use futures_util::StreamExt;
-use pacer_dbus::{actions, Helper1Proxy, HelperError};
+use pacer_dbus::{actions, ErrorKind, Helper1Proxy, HelperError, Problem};
 use pacer_testrig::{Service, SystemBus};
 
 const HELPER: &str = env!("CARGO_BIN_EXE_pacer-helper");
@@ -97,6 +97,14 @@ fn error<T: std::fmt::Debug>(result: zbus::Result<T>) -> HelperError {
     HelperError::from_call(result.expect_err("the call must fail"))
 }
 
+/// The helper's problem with its kind, and its words in this (the test's) language.
+fn refusal<T: std::fmt::Debug>(result: zbus::Result<T>) -> (ErrorKind, Problem, String) {
+    match error(result) {
+        HelperError::Helper(problem) => (problem.kind(), problem.clone(), problem.to_string()),
+        other => panic!("not the helper's refusal: {other:?}"),
+    }
+}
+
 #[tokio::test]
 async fn an_allowed_call_writes_reads_back_and_signals() {
     let rig = Rig::start("intel-hybrid");
@@ -155,8 +163,9 @@ async fn a_denied_call_changes_nothing() {
         error(helper.set_driver_mode("passive").await),
         error(helper.save_settings().await),
     ] {
-        assert!(
-            matches!(failure, HelperError::NotAuthorized(_)),
+        assert_eq!(
+            failure.kind(),
+            Some(ErrorKind::NotAuthorized),
             "{failure:?}"
         );
     }
@@ -164,10 +173,12 @@ async fn a_denied_call_changes_nothing() {
     // Each action is checked on its own: allowing one does not allow the others.
     rig.bus.set_allowed(&[actions::SET_CPU_POWER]);
     helper.set_governor(&[0], "performance").await.unwrap();
-    assert!(matches!(
-        error(helper.set_driver_mode("passive").await),
-        HelperError::NotAuthorized(_)
-    ));
+    assert_eq!(
+        refusal(helper.set_driver_mode("passive").await).1,
+        Problem::NotAuthorized {
+            action: actions::SET_DRIVER_MODE.to_owned()
+        }
+    );
 }
 
 #[tokio::test]
@@ -219,16 +230,18 @@ async fn bad_input_of_every_kind_is_named_and_changes_nothing() {
         ),
     ];
     for (failure, words) in cases {
-        match failure {
-            HelperError::InvalidArgument(message) => assert!(message.contains(words), "{message}"),
-            other => panic!("{words}: {other:?}"),
-        }
+        assert_eq!(
+            failure.kind(),
+            Some(ErrorKind::InvalidArgument),
+            "{words}: {failure:?}"
+        );
+        let message = failure.to_string();
+        assert!(message.contains(words), "{message}");
     }
     // EAS is impossible on this machine (SMT): not supported, with the reasons.
-    match error(helper.set_eas(true).await) {
-        HelperError::NotSupported(message) => assert!(message.contains("SMT"), "{message}"),
-        other => panic!("{other:?}"),
-    }
+    let (kind, _, message) = refusal(helper.set_eas(true).await);
+    assert_eq!(kind, ErrorKind::NotSupported);
+    assert!(message.contains("SMT"), "{message}");
     // Wrong D-Bus types never reach the helper's code: zbus refuses them, naming both
     // signatures.
     let connection = zbus::connection::Builder::address(rig.bus.address())
@@ -263,19 +276,22 @@ async fn the_seed_sequence_surfaces_busy_in_words() {
     let all: Vec<u32> = (0..16).collect();
     helper.set_governor(&all, "performance").await.unwrap();
     helper.set_epp(&all, "performance").await.unwrap();
-    match error(helper.set_epp(&[3], "balance_performance").await) {
-        HelperError::Busy(message) => {
-            assert!(
-                message.contains("performance governor on policy 3"),
-                "{message}"
-            );
-            assert!(
-                message.contains("set the governor to powersave first"),
-                "{message}"
-            );
+    let (kind, problem, message) = refusal(helper.set_epp(&[3], "balance_performance").await);
+    assert_eq!(kind, ErrorKind::Busy);
+    assert_eq!(
+        problem,
+        Problem::EppHeldByGovernor {
+            policies: [3].into_iter().collect()
         }
-        other => panic!("{other:?}"),
-    }
+    );
+    assert!(
+        message.contains("performance governor on policy 3"),
+        "{message}"
+    );
+    assert!(
+        message.contains("set the governor to powersave first"),
+        "{message}"
+    );
     helper.set_governor(&all, "powersave").await.unwrap();
     assert_eq!(
         rig.read(3, "energy_performance_preference"),
@@ -314,12 +330,12 @@ async fn boost_for_some_policies_or_all() {
     // intel_pstate has only no_turbo: one policy alone cannot be switched.
     let intel = Rig::start("intel-hybrid");
     let helper = intel.proxy().await;
-    match error(helper.set_boost(&[1], false).await) {
-        HelperError::NotSupported(message) => {
-            assert!(message.contains("all policies at once"), "{message}")
-        }
-        other => panic!("{other:?}"),
-    }
+    let (kind, problem, message) = refusal(helper.set_boost(&[1], false).await);
+    assert_eq!(
+        (kind, problem),
+        (ErrorKind::NotSupported, Problem::BoostOnlyForAll)
+    );
+    assert!(message.contains("all policies at once"), "{message}");
 }
 
 /// A machine with `count` per-CPU policies, so each client can own one.
@@ -393,9 +409,9 @@ async fn twenty_clients_fifty_calls_each() {
                         }
                     }
                     Ok((_, value)) => last_epp = value.to_owned(),
-                    Err(error) => match HelperError::from_call(error) {
+                    Err(error) => match HelperError::from_call(error).kind() {
                         // EPP under the performance governor, and the nonsense value.
-                        HelperError::Busy(_) | HelperError::InvalidArgument(_) => {}
+                        Some(ErrorKind::Busy | ErrorKind::InvalidArgument) => {}
                         other => unexpected.push(format!("{other:?}")),
                     },
                 }

@@ -7,7 +7,7 @@
 
 use std::fmt;
 
-use serde::{Serialize, Serializer};
+use serde::{Deserialize, Serialize, Serializer};
 
 use crate::cpuset::CpuSet;
 use crate::i18n::{fill, gettext};
@@ -43,7 +43,7 @@ fn sysctl_as_kernel_str<S: Serializer>(
 }
 
 /// Why EAS is not running (or why that cannot be told).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "code", rename_all = "kebab-case")]
 pub enum EasReason {
     /// No `sched_energy_aware`: the kernel lacks energy-model or schedutil support.

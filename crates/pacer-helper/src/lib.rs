@@ -1,0 +1,12 @@
+//! Pacer's privileged helper on the system bus, as a library: the binary `pacer-helper` runs
+//! [`daemon::run`]; tests, benchmarks and fuzz targets reach the parts directly.
+
+pub mod activity;
+pub mod daemon;
+pub mod journal;
+pub mod kernel;
+mod service;
+mod status_cache;
+pub mod validate;
+
+pub use daemon::Options;
