@@ -12,8 +12,9 @@ use serde::{Serialize, Serializer};
 pub struct Khz(pub u32);
 
 impl Khz {
+    /// Rounded to the nearest MHz (without overflowing near `u32::MAX` kHz).
     pub fn mhz(self) -> u32 {
-        (self.0 + 500) / 1000
+        self.0 / 1000 + u32::from(self.0 % 1000 >= 500)
     }
 }
 
@@ -331,6 +332,9 @@ mod tests {
     fn frequencies_are_plain_decimal() {
         assert_eq!("4700000".parse(), Ok(Khz(4_700_000)));
         assert_eq!(Khz(1_398_712).mhz(), 1399);
+        assert_eq!(Khz(1_398_499).mhz(), 1398);
+        // The largest value that parses (found by the `khz` fuzz target: it overflowed).
+        assert_eq!("4294967295".parse::<Khz>().map(Khz::mhz), Ok(4_294_967));
         for bad in [
             "",
             "abc",
