@@ -47,4 +47,5 @@ fi
 pacer_say "meson install check"
 build-aux/meson-install-check.sh
 
+build-aux/fuzz.sh
 cargo test --locked --workspace
