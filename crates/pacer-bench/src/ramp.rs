@@ -90,6 +90,30 @@ pub struct Trial {
     /// Energy used during the run (µJ) and its duration (ns), when RAPL can be read.
     pub energy: Option<(u64, u64)>,
     pub operations: u64,
+    /// How the thread ran: alone on its CPU, and at which nice level.
+    pub conditions: Conditions,
+}
+
+/// What the measuring thread was granted, read back rather than assumed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Conditions {
+    /// Its affinity was exactly the CPU under test.
+    pub pinned: bool,
+    /// Its nice level (-20 when the priority was raised).
+    pub nice: i32,
+}
+
+impl Conditions {
+    /// Reads the calling thread's affinity and nice level.
+    pub fn of_this_thread(cpu: u32) -> Conditions {
+        let pinned = rustix::thread::sched_getaffinity(None).is_ok_and(|set| {
+            set.count() == 1 && usize::try_from(cpu).is_ok_and(|cpu| set.is_set(cpu))
+        });
+        Conditions {
+            pinned,
+            nice: rustix::process::getpriority_process(None).unwrap_or(0),
+        }
+    }
 }
 
 /// Where to read the package's energy: `energy_uj` and its wrap-around range.
@@ -172,6 +196,7 @@ pub fn trial(
         // running as a user (development) measures at normal priority instead of failing.
         let _ = rustix::process::setpriority_process(None, -20);
     }
+    let conditions = Conditions::of_this_thread(setup.cpu);
     let idle_wait_ms = settle(root, setup.policy, setup.idle_wait);
     let energy_before = setup.energy.as_ref().and_then(|c| read_energy(root, c));
     sampled_run(setup.duration, buffer, cancel);
@@ -204,6 +229,7 @@ pub fn trial(
         sampling_overhead_pct,
         energy,
         operations: last.ops,
+        conditions,
     }))
 }
 

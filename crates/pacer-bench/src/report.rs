@@ -72,6 +72,12 @@ pub struct RampRun {
     pub steady_mops: Option<Statistic>,
     pub power_w: Option<Statistic>,
     pub j_per_gop: Option<Statistic>,
+    /// Whether every trial's thread was pinned to the CPU alone (`None`: simulated).
+    #[serde(default)]
+    pub pinned: Option<bool>,
+    /// The highest nice level a trial ran at (-20: the priority was raised; `None`: simulated).
+    #[serde(default)]
+    pub nice: Option<i32>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -255,6 +261,8 @@ pub fn measure_ramp(
             steady_mops: statistic(trials.iter().map(|t| t.analysis.steady_ops_per_s / 1e6)),
             power_w: statistic(energy_trials.iter().map(|e| e.0)),
             j_per_gop: statistic(energy_trials.iter().map(|e| e.1)),
+            pinned: Some(trials.iter().all(|t| t.conditions.pinned)),
+            nice: trials.iter().map(|t| t.conditions.nice).max(),
         });
     }
     let first = cpus.first().copied().unwrap_or(0);
@@ -316,6 +324,8 @@ pub fn simulated_ramp(
                 steady_mops: Some(exact(steady_mhz * MODEL_OPS_PER_CYCLE)),
                 power_w: None,
                 j_per_gop: None,
+                pinned: None,
+                nice: None,
             })
         })
         .collect();

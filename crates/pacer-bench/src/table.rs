@@ -152,6 +152,21 @@ impl RampTable {
         rows.push(figure(gettext("Efficiency (J/Gop)"), true, &|run| {
             number(run.j_per_gop.as_ref(), 3)
         }));
+        rows.push(figure(
+            gettext("Pinned (nice level)"),
+            false,
+            &|run| match (run.pinned, run.nice) {
+                (Some(pinned), Some(nice)) => fill(
+                    if pinned {
+                        gettext("yes ({nice})")
+                    } else {
+                        gettext("no ({nice})")
+                    },
+                    &[("nice", &nice)],
+                ),
+                _ => number(None, 0),
+            },
+        ));
         let settings_line = reports
             .first()
             .map(|(_, report)| settings_line(&report.settings, report.simulated))
@@ -288,6 +303,8 @@ pub(crate) mod tests {
             steady_mops: exact(587.5, 0.0),
             power_w: None,
             j_per_gop: None,
+            pinned: Some(true),
+            nice: Some(-20),
         };
         let mut p_core = run(3, CoreType::Performance, WINDOWS_MS.len());
         p_core.power_w = exact(12.5, 0.25);
@@ -323,8 +340,8 @@ pub(crate) mod tests {
             ]
         );
         // A heading, 7 windows and the convergence; a heading and throughput; a heading,
-        // power and efficiency.
-        assert_eq!(table.rows.len(), 14);
+        // power and efficiency; how the thread ran.
+        assert_eq!(table.rows.len(), 15);
         let headings: Vec<&str> = table
             .rows
             .iter()
@@ -345,6 +362,8 @@ pub(crate) mod tests {
         assert_eq!(table.rows[1].label, "0-5 ms (%)");
         assert_eq!(table.rows[1].cells[0], "50.5 ± 0.5");
         assert_eq!(table.rows[8].cells[0], "5");
+        assert_eq!(table.rows[14].label, "Pinned (nice level)");
+        assert_eq!(table.rows[14].cells[0], "yes (-20)");
         assert_eq!(
             table.settings_line,
             "Settings: intel_pstate active, governor powersave, EPP —, EAS off, turbo ?"
@@ -374,7 +393,7 @@ pub(crate) mod tests {
         let report = report();
         let text = RampTable::new(&[(None, &report)]).to_text();
         let lines: Vec<&str> = text.lines().collect();
-        assert_eq!(lines.len(), 16);
+        assert_eq!(lines.len(), 17);
         assert_eq!(
             lines[0],
             "                                                  P-core (CPU 3)  E-core (CPU 15)"
@@ -388,11 +407,11 @@ pub(crate) mod tests {
             lines[9],
             "Convergence to 95% (ms)                                        5                5"
         );
-        assert!(lines[15].starts_with("Settings: intel_pstate"));
+        assert!(lines[16].starts_with("Settings: intel_pstate"));
         // Without reports: an empty header line and no settings.
         let empty = RampTable::new(&[]).to_text();
         assert!(empty.starts_with("\nRamp-up"));
-        assert!(empty.ends_with("Efficiency (J/Gop)\n"));
+        assert!(empty.ends_with("Pinned (nice level)\n"));
     }
 
     #[test]
@@ -401,7 +420,7 @@ pub(crate) mod tests {
         let table = RampTable::new(&[(Some("governor=schedutil,epp=\"power\""), &report)]);
         let csv = table.to_csv();
         let lines: Vec<&str> = csv.split_terminator("\r\n").collect();
-        assert_eq!(lines.len(), 1 + 14);
+        assert_eq!(lines.len(), 1 + 15);
         assert_eq!(
             lines[0],
             ",\"governor=schedutil,epp=\"\"power\"\" P-core (CPU 3)\",\
@@ -413,7 +432,9 @@ pub(crate) mod tests {
         );
         assert_eq!(lines[2], "0-5 ms (%),50.5 ± 0.5,50.5 ± 0.5");
         assert_eq!(lines[4], "0-20 ms (%),52.0 ± 0.5,—");
-        assert!(csv.ends_with("Efficiency (J/Gop),0.021,—\r\n"));
+        assert!(csv.ends_with(
+            "Efficiency (J/Gop),0.021,—\r\nPinned (nice level),yes (-20),yes (-20)\r\n"
+        ));
         assert_eq!(csv_field("a\nb"), "\"a\nb\"");
         assert_eq!(csv_field("plain"), "plain");
     }

@@ -139,6 +139,10 @@ pub enum Problem {
     NoOnlineCpu {
         cpu: u32,
     },
+    /// The CPU is in the tree but the helper may not run on it (not this machine's).
+    CpuUnavailable {
+        cpu: u32,
+    },
     MeasurementRunning,
     /// Only the caller that started the measurement may cancel it.
     NotYourMeasurement,
@@ -190,7 +194,8 @@ impl Problem {
             | Problem::NoSavedSettings { .. }
             | Problem::CpuCount { .. }
             | Problem::TrialCount { .. }
-            | Problem::NoOnlineCpu { .. } => InvalidArgument,
+            | Problem::NoOnlineCpu { .. }
+            | Problem::CpuUnavailable { .. } => InvalidArgument,
             Problem::PolicyOffline { .. }
             | Problem::EppHeldByGovernor { .. }
             | Problem::MeasurementRunning
@@ -356,6 +361,10 @@ impl fmt::Display for Problem {
             ),
             Problem::NoOnlineCpu { cpu } => fill(
                 gettext("there is no online CPU {cpu}"),
+                &[("cpu", cpu)],
+            ),
+            Problem::CpuUnavailable { cpu } => fill(
+                gettext("CPU {cpu} is not one this machine lets Pacer run on"),
                 &[("cpu", cpu)],
             ),
             Problem::MeasurementRunning => gettext("a measurement is already running"),

@@ -391,7 +391,7 @@ impl Helper {
     ) -> Result<String, HelperError> {
         let _call = self.call()?;
         let snapshot = self.read_machine()?;
-        validate::measurement(&snapshot, &cpus, trials)?;
+        validate::measurement(&snapshot, &cpus, trials, validate::usable_cpus().as_ref())?;
         let list: Vec<u32> = cpus.clone();
         self.authorize(
             &header,

@@ -55,7 +55,7 @@ pub fn check(snapshot: &Snapshot, request: &Request) -> Result<(), Problem> {
         Request::SetBoost { policies } => self::policies(snapshot, policies).map(drop),
         Request::SetEas => eas(snapshot),
         Request::SetDriverMode { mode } => driver_mode(snapshot, mode).map(drop),
-        Request::MeasureRamp { cpus, trials } => measurement(snapshot, cpus, *trials),
+        Request::MeasureRamp { cpus, trials } => measurement(snapshot, cpus, *trials, None),
     }
 }
 
@@ -186,7 +186,14 @@ pub fn driver_mode(snapshot: &Snapshot, value: &str) -> Result<(Target, DriverMo
 }
 
 /// A measurement's CPUs and trials: online CPUs, and no more work than ends in two minutes.
-pub fn measurement(snapshot: &Snapshot, cpus: &[u32], trials: u32) -> Result<(), Problem> {
+/// On a real machine each CPU must also be one the measuring thread may run on (`usable`:
+/// the helper's affinity), or pinning would fail half-way.
+pub fn measurement(
+    snapshot: &Snapshot,
+    cpus: &[u32],
+    trials: u32,
+    usable: Option<&CpuSet>,
+) -> Result<(), Problem> {
     let max = MAX_MEASURED_CPUS.min(snapshot.cpus.len().max(1));
     if cpus.is_empty() || cpus.len() > max {
         return Err(Problem::CpuCount {
@@ -201,13 +208,30 @@ pub fn measurement(snapshot: &Snapshot, cpus: &[u32], trials: u32) -> Result<(),
             max: max_trials,
         });
     }
-    match cpus
+    if let Some(&cpu) = cpus
         .iter()
         .find(|&&cpu| !snapshot.cpus.iter().any(|c| c.id == cpu && c.online))
     {
-        Some(&cpu) => Err(Problem::NoOnlineCpu { cpu }),
-        None => Ok(()),
+        return Err(Problem::NoOnlineCpu { cpu });
     }
+    match (snapshot.simulated, usable) {
+        (false, Some(usable)) => match cpus.iter().find(|&&cpu| !usable.contains(cpu)) {
+            Some(&cpu) => Err(Problem::CpuUnavailable { cpu }),
+            None => Ok(()),
+        },
+        _ => Ok(()),
+    }
+}
+
+/// The CPUs this process may run on.
+pub fn usable_cpus() -> Option<CpuSet> {
+    let set = rustix::thread::sched_getaffinity(None).ok()?;
+    Some(
+        (0..rustix::thread::CpuSet::MAX_CPU)
+            .filter(|&cpu| set.is_set(cpu))
+            .filter_map(|cpu| u32::try_from(cpu).ok())
+            .collect(),
+    )
 }
 
 #[cfg(test)]

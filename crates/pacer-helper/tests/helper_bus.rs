@@ -3,107 +3,16 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use std::collections::BTreeMap;
 use std::fs;
-use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use futures_util::StreamExt;
 use pacer_dbus::{actions, ErrorKind, Helper1Proxy, HelperError, Problem};
-use pacer_testrig::{Service, SystemBus};
+use pacer_testrig::SystemBus;
 
-const HELPER: &str = env!("CARGO_BIN_EXE_pacer-helper");
-const CPUFREQ: &str = "sys/devices/system/cpu/cpufreq";
+mod common;
 
-struct Rig {
-    bus: SystemBus,
-    tree: tempfile::TempDir,
-    state: tempfile::TempDir,
-    _polkit: Service,
-    helper: Option<Service>,
-}
-
-impl Rig {
-    fn start(model: &str) -> Rig {
-        let tree = pacer_testrig::model_tree(model);
-        Rig::with_tree(tree)
-    }
-
-    fn with_tree(tree: tempfile::TempDir) -> Rig {
-        let bus = SystemBus::start();
-        let polkit = bus.polkit(&actions::ALL);
-        let mut rig = Rig {
-            bus,
-            tree,
-            state: tempfile::tempdir().unwrap(),
-            _polkit: polkit,
-            helper: None,
-        };
-        rig.start_helper();
-        rig
-    }
-
-    fn start_helper(&mut self) {
-        self.helper = Some(self.bus.pacer_helper(self.tree.path(), self.state.path()));
-    }
-
-    fn root(&self) -> &Path {
-        self.tree.path()
-    }
-
-    fn read(&self, policy: u32, file: &str) -> String {
-        fs::read_to_string(self.root().join(format!("{CPUFREQ}/policy{policy}/{file}")))
-            .unwrap()
-            .trim_end()
-            .to_owned()
-    }
-
-    /// Every file of the tree with its content, to show nothing changed.
-    fn tree_contents(&self) -> BTreeMap<PathBuf, Vec<u8>> {
-        let mut found = BTreeMap::new();
-        let mut pending = vec![self.root().join("sys"), self.root().join("proc")];
-        while let Some(dir) = pending.pop() {
-            for entry in fs::read_dir(&dir).unwrap() {
-                let path = entry.unwrap().path();
-                // A file being replaced (written beside under a temporary name, then renamed)
-                // may be gone between the listing and the read: it is not a setting.
-                let replacing = path
-                    .file_name()
-                    .is_some_and(|name| name.to_string_lossy().ends_with(".pacer-tmp"));
-                let Ok(meta) = fs::symlink_metadata(&path) else {
-                    continue;
-                };
-                if meta.is_dir() {
-                    pending.push(path);
-                } else if meta.is_file() && !replacing && !path.ends_with("scaling_cur_freq") {
-                    found.insert(path.clone(), fs::read(&path).unwrap());
-                }
-            }
-        }
-        found
-    }
-
-    async fn proxy(&self) -> Helper1Proxy<'static> {
-        let connection = zbus::connection::Builder::address(self.bus.address())
-            .unwrap()
-            .build()
-            .await
-            .unwrap();
-        Helper1Proxy::new(&connection).await.unwrap()
-    }
-}
-
-fn error<T: std::fmt::Debug>(result: zbus::Result<T>) -> HelperError {
-    HelperError::from_call(result.expect_err("the call must fail"))
-}
-
-/// The helper's problem with its kind, and its words in this (the test's) language.
-fn refusal<T: std::fmt::Debug>(result: zbus::Result<T>) -> (ErrorKind, Problem, String) {
-    match error(result) {
-        HelperError::Helper(problem) => (problem.kind(), problem.clone(), problem.to_string()),
-        other => panic!("not the helper's refusal: {other:?}"),
-    }
-}
+use common::*;
 
 #[tokio::test]
 async fn an_allowed_call_writes_reads_back_and_signals() {
