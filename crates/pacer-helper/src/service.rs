@@ -41,18 +41,34 @@ pub struct Helper {
     measurement: Mutex<Option<Running>>,
 }
 
-/// What a change is, for polkit's rules and its dialog: `setting`, `value`, `policies`.
+/// What a change is, for polkit's rules and its dialog (the policy file's messages use them):
+/// `setting`, `value`, `policies`.
 type Details = [(&'static str, String); 3];
 
-fn details(setting: &str, value: impl ToString, policies: &[u32]) -> Details {
+/// Which policies a change is for, in polkit's details.
+enum Policies<'a> {
+    All,
+    These(&'a [u32]),
+}
+
+fn details(setting: &str, value: impl ToString, policies: Policies<'_>) -> Details {
+    let policies = match policies {
+        Policies::All => "all".to_owned(),
+        Policies::These(ids) => ids.iter().copied().collect::<CpuSet>().to_string(),
+    };
     [
         ("setting", setting.to_owned()),
         ("value", value.to_string()),
-        (
-            "policies",
-            policies.iter().copied().collect::<CpuSet>().to_string(),
-        ),
+        ("policies", policies),
     ]
+}
+
+fn on_off(enabled: bool) -> &'static str {
+    if enabled {
+        "on"
+    } else {
+        "off"
+    }
 }
 
 fn caller(header: &Header<'_>) -> String {
@@ -159,7 +175,7 @@ impl Helper {
         let _call = self.call()?;
         let snapshot = self.read_machine()?;
         let (ids, governor) = validate::governor(&snapshot, &policies, &governor)?;
-        let details = details("governor", &governor, &ids);
+        let details = details("governor", &governor, Policies::These(&ids));
         self.authorize(&header, actions::SET_CPU_POWER, &details)
             .await?;
         let read_back = self
@@ -179,7 +195,7 @@ impl Helper {
         let _call = self.call()?;
         let snapshot = self.read_machine()?;
         let (ids, epp) = validate::epp(&snapshot, &policies, &epp)?;
-        let details = details("epp", epp, &ids);
+        let details = details("epp", epp, Policies::These(&ids));
         self.authorize(&header, actions::SET_CPU_POWER, &details)
             .await?;
         let read_back = self.write_each(&ids, Target::Epp, &epp.to_string()).await?;
@@ -224,7 +240,7 @@ impl Helper {
             }
             .into());
         }
-        let details = details("boost", enabled, &ids);
+        let details = details("turbo", on_off(enabled), Policies::These(&ids));
         self.authorize(&header, actions::SET_CPU_POWER, &details)
             .await?;
         let read_back = match global {
@@ -253,7 +269,7 @@ impl Helper {
         let _call = self.call()?;
         let snapshot = self.read_machine()?;
         validate::eas(&snapshot)?;
-        let details = details("eas", enabled, &[]);
+        let details = details("eas", on_off(enabled), Policies::All);
         self.authorize(&header, actions::SET_SCHEDULER, &details)
             .await?;
         if let Some(current) = self.kernel.read(Target::EasSysctl) {
@@ -279,7 +295,7 @@ impl Helper {
         let _call = self.call()?;
         let snapshot = self.read_machine()?;
         let (target, mode) = validate::driver_mode(&snapshot, &mode)?;
-        let details = details("mode", mode, &[]);
+        let details = details("mode", mode, Policies::All);
         self.authorize(&header, actions::SET_DRIVER_MODE, &details)
             .await?;
         let now = self.write_one(target, &mode.to_string()).await?;
@@ -295,7 +311,7 @@ impl Helper {
         #[zbus(signal_emitter)] emitter: SignalEmitter<'_>,
     ) -> Result<Vec<PolicyValue>, HelperError> {
         let _call = self.call()?;
-        let details = details("epp", "profile", &[]);
+        let details = details("epp", "the active profile's", Policies::All);
         self.authorize(&header, actions::SET_CPU_POWER, &details)
             .await?;
         let status = self.status.fresh().await?;
@@ -341,8 +357,12 @@ impl Helper {
 
     async fn save_settings(&self, #[zbus(header)] header: Header<'_>) -> Result<u32, HelperError> {
         let _call = self.call()?;
-        self.authorize(&header, actions::RUN_MEASUREMENT, &details("all", "", &[]))
-            .await?;
+        self.authorize(
+            &header,
+            actions::RUN_MEASUREMENT,
+            &details("saved settings", "", Policies::All),
+        )
+        .await?;
         let _one_at_a_time = self.writes.lock().await;
         self.journal
             .save(&caller(&header), Settings::read(&self.kernel))
@@ -368,8 +388,12 @@ impl Helper {
         if entry.owner != caller(&header) {
             return Err(Problem::NotYourSettings { id }.into());
         }
-        self.authorize(&header, actions::RUN_MEASUREMENT, &details("all", "", &[]))
-            .await?;
+        self.authorize(
+            &header,
+            actions::RUN_MEASUREMENT,
+            &details("saved settings", "", Policies::All),
+        )
+        .await?;
         {
             let _one_at_a_time = self.writes.lock().await;
             self.journal.restore(&self.kernel, &entry)?;
@@ -396,7 +420,7 @@ impl Helper {
         self.authorize(
             &header,
             actions::RUN_MEASUREMENT,
-            &details("measurement", trials, &list),
+            &details("measurement", trials, Policies::These(&list)),
         )
         .await?;
         let cancel = Arc::new(AtomicBool::new(false));
@@ -480,7 +504,7 @@ impl Helper {
         self.authorize(
             &header,
             actions::RUN_MEASUREMENT,
-            &details("measurement", "cancel", &[]),
+            &details("measurement", "cancelled", Policies::All),
         )
         .await?;
         let running = self

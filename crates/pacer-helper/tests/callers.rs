@@ -367,3 +367,85 @@ async fn a_call_as_the_helper_idles_out_is_answered() {
         "the helper idled out between calls ({exits} times)"
     );
 }
+
+/// What the helper asked polkit, as the polkit mock recorded it: each call's details and
+/// flags.
+async fn polkit_calls(
+    connection: &zbus::Connection,
+) -> Vec<(String, std::collections::HashMap<String, String>, u32)> {
+    let reply = connection
+        .call_method(
+            Some("org.freedesktop.PolicyKit1"),
+            "/org/freedesktop/PolicyKit1/Authority",
+            Some("org.freedesktop.DBus.Mock"),
+            "GetMethodCalls",
+            &("CheckAuthorization",),
+        )
+        .await
+        .unwrap();
+    let calls: Vec<(u64, Vec<zbus::zvariant::OwnedValue>)> = reply.body().deserialize().unwrap();
+    calls
+        .into_iter()
+        .map(|(_, args)| {
+            let action = String::try_from(args[1].try_clone().unwrap()).unwrap();
+            let details: std::collections::HashMap<String, String> =
+                args[2].try_clone().unwrap().try_into().unwrap();
+            let flags = u32::try_from(args[3].try_clone().unwrap()).unwrap();
+            (action, details, flags)
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn polkit_hears_what_would_change_and_may_ask_only_when_the_caller_can_wait() {
+    let rig = Rig::start("intel-hybrid");
+    let (connection, helper) = connect(&rig.bus).await;
+    // The proxy marks its calls as able to wait for a password.
+    helper
+        .set_governor(&[0, 1, 2, 3, 8], "performance")
+        .await
+        .unwrap();
+    // A plain call does not.
+    connection
+        .call_method(
+            Some(pacer_dbus::BUS_NAME),
+            pacer_dbus::OBJECT_PATH,
+            Some(pacer_dbus::INTERFACE),
+            "SetEpp",
+            &(vec![5u32], "power"),
+        )
+        .await
+        .unwrap();
+    helper.set_driver_mode("passive").await.unwrap();
+    let calls = polkit_calls(&connection).await;
+    let expect = |setting: &str, value: &str, policies: &str| {
+        [
+            ("setting", setting),
+            ("value", value),
+            ("policies", policies),
+        ]
+        .into_iter()
+        .map(|(key, value)| (key.to_owned(), value.to_owned()))
+        .collect::<std::collections::HashMap<_, _>>()
+    };
+    assert_eq!(
+        calls,
+        [
+            (
+                actions::SET_CPU_POWER.to_owned(),
+                expect("governor", "performance", "0-3,8"),
+                1
+            ),
+            (
+                actions::SET_CPU_POWER.to_owned(),
+                expect("epp", "power", "5"),
+                0
+            ),
+            (
+                actions::SET_DRIVER_MODE.to_owned(),
+                expect("mode", "passive", "all"),
+                1
+            ),
+        ]
+    );
+}
