@@ -241,6 +241,7 @@ fn errno_name(errno: i32) -> Option<&'static str> {
         5 => "EIO",
         13 => "EACCES",
         EBUSY => "EBUSY",
+        21 => "EISDIR",
         EINVAL => "EINVAL",
         28 => "ENOSPC",
         30 => "EROFS",

@@ -380,6 +380,29 @@ mod tests {
     }
 
     #[test]
+    fn an_entry_whose_restore_fails_is_kept_with_the_error() {
+        let tree = tempfile::tempdir().unwrap();
+        let policy = tree.path().join("sys/devices/system/cpu/cpufreq/policy0");
+        // A governor file that cannot be written: a directory where the file should be.
+        fs::create_dir_all(policy.join("scaling_governor")).unwrap();
+        let kernel = Kernel::open(tree.path().to_owned(), None).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let (journal, _) = Journal::open(dir.path(), "boot-a".into()).unwrap();
+        let id = journal.save(":1.5", settings()).unwrap();
+        let entry = journal.get(id).unwrap();
+        let problem = journal.restore(&kernel, &entry).unwrap_err();
+        assert!(
+            matches!(&problem, Problem::WriteRefused { file, errno: Some(21), .. } if file.ends_with("policy0/scaling_governor")),
+            "{problem:?}"
+        );
+        let kept = journal.get(id).unwrap();
+        assert_eq!(kept.restore_error, Some(problem.to_string()));
+        // It no longer holds the helper up (its owner is gone); the next start tries again.
+        assert!(!journal.has_waiting_owner());
+        assert_eq!(journal.entries().len(), 1);
+    }
+
+    #[test]
     fn the_boot_id_is_the_kernels() {
         let id = boot_id();
         assert_eq!(id.len(), 36, "{id}");
