@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the fuzz targets in fuzz/ (libFuzzer, one per parser of kernel text in pacer-core)
-# and runs each over its checked-in corpus, fuzz/corpus/<target>. Fails if any target finds
+# and runs each over its checked-in inputs: fuzz/seeds/<target>, real values written by hand,
+# and fuzz/corpus/<target>, what fuzzing found beyond them. Fails if any target finds
 # a crash (a panic, an overflow, a timeout, running out of memory); the input that crashed is
 # kept in fuzz/artifacts/<target>/. Prints, per target, how many inputs it ran.
 #
@@ -8,8 +9,10 @@
 #   build-aux/fuzz.sh --seconds 60      every target for 60 s each
 #   build-aux/fuzz.sh --runs 1000000    every target for 1,000,000 executions each
 #   build-aux/fuzz.sh --runs 1000000 --update-corpus khz epp
-#                                       those targets; then minimises (-merge=1) the corpus
-#                                       with what they found into fuzz/corpus/<target>
+#                                       those targets; then merges (-merge=1, into a fresh
+#                                       directory) the corpus and what they found: the
+#                                       inputs that add coverage beyond the seeds become
+#                                       fuzz/corpus/<target>
 #
 # New inputs go to a temporary directory: the repository's corpus changes only with
 # --update-corpus. PACER_FUZZ_JOBS (default: the number of CPUs) targets run at a time.
@@ -29,7 +32,7 @@ while [ $# -gt 0 ]; do
     --seconds) seconds="$2"; shift 2 ;;
     --runs) runs="$2"; shift 2 ;;
     --update-corpus) update=true; shift ;;
-    -h|--help) sed -n '2,17p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,20p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) pacer_say "fuzz.sh: unknown option $1"; exit 2 ;;
     *) targets+=("$1"); shift ;;
   esac
@@ -78,10 +81,11 @@ options=(-max_len=4096 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1)
 
 run_one() {
   local target="$1" rc=0
-  mkdir -p "$work/$target" "fuzz/artifacts/$target" "fuzz/corpus/$target"
+  mkdir -p "$work/$target" "fuzz/artifacts/$target" "fuzz/corpus/$target" "fuzz/seeds/$target"
   SECONDS=0
   "$bin/$target" "${options[@]}" "${limit[@]}" -artifact_prefix="fuzz/artifacts/$target/" \
-    "$work/$target" "fuzz/corpus/$target" >"$work/$target.log" 2>&1 || rc=$?
+    "$work/$target" "fuzz/seeds/$target" "fuzz/corpus/$target" >"$work/$target.log" 2>&1 ||
+    rc=$?
   echo "$rc $SECONDS" >"$work/$target.rc"
 }
 
@@ -116,12 +120,17 @@ if [ ${#failed[@]} -gt 0 ]; then
 fi
 pacer_say "fuzz: ${#targets[@]} targets, $total executions, no crash"
 
+# The merge starts from the seeds, so that only inputs adding coverage beyond them are kept;
+# the seeds are then taken out again (libFuzzer names inputs by their SHA-1, as the seeds are).
 if $update; then
   for target in "${targets[@]}"; do
     fresh="$work/$target.merged"
-    mkdir -p "$fresh"
+    cp -r "fuzz/seeds/$target" "$fresh"
     "$bin/$target" -merge=1 -max_len=4096 "$fresh" "fuzz/corpus/$target" "$work/$target" \
       >"$work/$target.merge.log" 2>&1
+    for seed in "fuzz/seeds/$target"/*; do
+      rm -f "$fresh/$(basename "$seed")"
+    done
     rm -rf "fuzz/corpus/$target"
     cp -r "$fresh" "fuzz/corpus/$target"
     pacer_say "fuzz $target: corpus $(find "fuzz/corpus/$target" -type f | wc -l) files," \
