@@ -35,8 +35,13 @@ impl CpuSet {
     }
 
     /// Parses either spelling: `0-3,8`, `0 1 2 3`, or an empty line (no CPUs).
+    ///
+    /// The CPUs are marked in a bitmap of [`MAX_CPUS`] bits as they are read, so a file that
+    /// repeats `0-8191` a thousand times costs a kilobyte, not a list of millions.
     pub fn parse(text: &str) -> Result<Self, CpuSetError> {
-        let mut cpus = Vec::new();
+        const WORD: u32 = u64::BITS;
+        let mut marked = [0u64; (MAX_CPUS / WORD) as usize];
+        let mut mark = |cpu: u32| marked[(cpu / WORD) as usize] |= 1 << (cpu % WORD);
         for item in text.split([',', ' ', '\n', '\t']).filter(|s| !s.is_empty()) {
             match item.split_once('-') {
                 Some((first, last)) => {
@@ -45,13 +50,19 @@ impl CpuSet {
                     if last < first {
                         return Err(CpuSetError::Backwards(first, last));
                     }
-                    cpus.extend(first..=last);
+                    (first..=last).for_each(&mut mark);
                 }
-                None => cpus.push(parse_cpu(item)?),
+                None => mark(parse_cpu(item)?),
             }
         }
-        cpus.sort_unstable();
-        cpus.dedup();
+        let mut cpus = Vec::new();
+        for (index, &word) in (0u32..).zip(marked.iter()) {
+            let mut bits = word;
+            while bits != 0 {
+                cpus.push(index * WORD + bits.trailing_zeros());
+                bits &= bits - 1;
+            }
+        }
         Ok(Self(cpus))
     }
 
@@ -168,6 +179,14 @@ impl<'de> Deserialize<'de> for CpuSet {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn a_huge_repetitive_list_costs_no_more_than_its_set() {
+        let text = "0-8191,".repeat(9000);
+        let cpus = CpuSet::parse(&text).unwrap();
+        assert_eq!(cpus.len(), 8192);
+        assert!(cpus.0.capacity() <= 2 * 8192, "{}", cpus.0.capacity());
+    }
 
     #[test]
     fn parses_both_kernel_spellings() {
