@@ -5,7 +5,7 @@
 # a crash (a panic, an overflow, a timeout, running out of memory); the input that crashed is
 # kept in fuzz/artifacts/<target>/. Prints, per target, how many inputs it ran.
 #
-#   build-aux/fuzz.sh                   every target for PACER_FUZZ_SECONDS (default 8) each
+#   build-aux/fuzz.sh                   every target for PACER_FUZZ_SECONDS (default 7) each
 #   build-aux/fuzz.sh --seconds 60      every target for 60 s each
 #   build-aux/fuzz.sh --runs 1000000    every target for 1,000,000 executions each
 #   build-aux/fuzz.sh --runs 1000000 --update-corpus khz epp
@@ -23,7 +23,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source build-aux/common.sh
 pacer_ensure_rust
 
-seconds="${PACER_FUZZ_SECONDS:-8}"
+seconds="${PACER_FUZZ_SECONDS:-7}"
 runs=""
 update=false
 targets=()
