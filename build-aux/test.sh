@@ -46,6 +46,7 @@ fi
 # the data files pass their validators and the installed files are build-aux/expected-install.txt.
 pacer_say "meson install check"
 build-aux/meson-install-check.sh
+build-aux/system-test.sh
 
 build-aux/fuzz.sh
 cargo test --locked --workspace
