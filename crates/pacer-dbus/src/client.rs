@@ -113,10 +113,17 @@ fn explain(error: &HelperError) -> String {
                 gettext("not allowed: {message}"),
                 &[("message", problem)],
             ),
-            ErrorKind::Busy if matches!(problem, Problem::WriteRefused { .. }) => fill(
-                gettext("the kernel refuses for now: {message}"),
-                &[("message", problem)],
-            ),
+            ErrorKind::Busy
+                if matches!(
+                    problem,
+                    Problem::WriteRefused { .. } | Problem::EppHeldByGovernor { .. }
+                ) =>
+            {
+                fill(
+                    gettext("the kernel refuses for now: {message}"),
+                    &[("message", problem)],
+                )
+            }
             _ => problem.to_string(),
         },
     }

@@ -1,9 +1,9 @@
 //! The only files the helper writes, and how: straight to sysfs on a real machine, through
 //! the kernel's rules on a simulated one. Paths are built here from validated numbers and
-//! fixed names; nothing a caller sends becomes a path, and no write follows a symlink.
+//! fixed names; nothing a caller sends becomes a path, and no read or write follows a symlink.
 
 use std::io::{self, Read, Write};
-use std::os::fd::OwnedFd;
+use std::os::fd::{AsFd, OwnedFd};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
@@ -11,7 +11,7 @@ use pacer_core::machine::Snapshot;
 use pacer_core::sim::SimDir;
 use pacer_core::{SnapshotError, SysRoot};
 use pacer_dbus::{echo, Problem};
-use rustix::fs::{Mode, OFlags, ResolveFlags};
+use rustix::fs::{Mode, OFlags};
 
 /// A file the helper may write.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -114,16 +114,34 @@ impl Kernel {
         Snapshot::read(&SysRoot::new(&self.root))
     }
 
-    /// Opens a target beneath the root, refusing every symlink on the way.
+    /// Opens a target beneath the root, refusing every symlink on the way: one directory at
+    /// a time with `O_NOFOLLOW`, the way `openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS)`
+    /// would, but with plain `openat` (systemd's `RestrictSUIDSGID=` filter answers `openat2`
+    /// with ENOSYS, since it cannot read the mode inside its argument). The paths hold fixed
+    /// names and numbers only, never `..`.
     fn open_target(&self, target: Target, flags: OFlags) -> io::Result<std::fs::File> {
-        let fd = rustix::fs::openat2(
-            &self.root_fd,
-            target.path(),
-            flags | OFlags::CLOEXEC | OFlags::NOCTTY,
-            Mode::empty(),
-            ResolveFlags::BENEATH | ResolveFlags::NO_SYMLINKS | ResolveFlags::NO_MAGICLINKS,
-        )?;
-        Ok(std::fs::File::from(fd))
+        let path = target.path();
+        let mut parts = path.split('/').filter(|part| !part.is_empty()).peekable();
+        let mut dir: Option<OwnedFd> = None;
+        while let Some(part) = parts.next() {
+            let at = dir.as_ref().map_or(self.root_fd.as_fd(), AsFd::as_fd);
+            if parts.peek().is_none() {
+                let fd = rustix::fs::openat(
+                    at,
+                    part,
+                    flags | OFlags::NOFOLLOW | OFlags::CLOEXEC | OFlags::NOCTTY,
+                    Mode::empty(),
+                )?;
+                return Ok(std::fs::File::from(fd));
+            }
+            dir = Some(rustix::fs::openat(
+                at,
+                part,
+                OFlags::PATH | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+                Mode::empty(),
+            )?);
+        }
+        Err(io::Error::from(io::ErrorKind::InvalidInput))
     }
 
     /// Reads a target back, as the kernel prints it.
@@ -154,7 +172,8 @@ impl Kernel {
                 }),
             };
         }
-        self.open_target(target, OFlags::WRONLY)
+        // O_TRUNC as `echo >` does: sysfs ignores it, a plain file (a test tree) needs it.
+        self.open_target(target, OFlags::WRONLY | OFlags::TRUNC)
             .and_then(|mut handle| handle.write_all(value.as_bytes()))
             .map_err(|error| refused(error.raw_os_error()))
     }
@@ -216,7 +235,8 @@ mod tests {
         let governor = dir
             .path()
             .join("sys/devices/system/cpu/cpufreq/policy0/scaling_governor");
-        for value in ["schedutil\n", "power\0save"] {
+        // A shorter value after a longer one leaves no tail behind.
+        for value in ["performance", "powersave", "schedutil\n", "power\0save"] {
             kernel.write(Target::Governor(0), value).unwrap();
             assert_eq!(fs::read_to_string(&governor).unwrap(), value);
         }
