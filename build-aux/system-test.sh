@@ -425,6 +425,18 @@ check_settings() {
   fi
 }
 
+# The helper sends a refusal as a kind with arguments; the client words it in its user's
+# language (here German, from the installed catalogue), never in the helper's.
+check_language() {
+  local b=$BUS_IMPL out
+  out=$(as_user bob env LANG=C.UTF-8 LANGUAGE=de pacerctl set governor performance --all 2>&1)
+  if grep -q 'nicht erlaubt: nicht berechtigt für io.github.pacerapp.Pacer.set-cpu-power' <<< "$out"; then
+    ok "[$b] bob's refusal is worded in his language (German), not the helper's"
+  else
+    bad "[$b] bob's refusal with LANGUAGE=de: ${out:0:200}"
+  fi
+}
+
 check_carol() {
   local b=$BUS_IMPL before
   if set_as carol governor performance && same_all scaling_governor performance &&
@@ -675,6 +687,7 @@ fi
 boot dbus-daemon
 check_activation
 check_settings
+check_language
 check_carol
 check_measure
 check_ppd

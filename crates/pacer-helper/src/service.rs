@@ -154,6 +154,13 @@ impl Helper {
         }
     }
 
+    /// Saving and restoring settings: the same question to polkit either way.
+    async fn authorize_saved_settings(&self, header: &Header<'_>) -> Result<(), Problem> {
+        let details = details("saved settings", "", Policies::All);
+        self.authorize(header, actions::RUN_MEASUREMENT, &details)
+            .await
+    }
+
     /// Announces a change and forgets the cached state it made stale.
     async fn changed_now(&self, emitter: &SignalEmitter<'_>, what: &str, policies: Vec<u32>) {
         self.status.forget().await;
@@ -357,12 +364,7 @@ impl Helper {
 
     async fn save_settings(&self, #[zbus(header)] header: Header<'_>) -> Result<u32, HelperError> {
         let _call = self.call()?;
-        self.authorize(
-            &header,
-            actions::RUN_MEASUREMENT,
-            &details("saved settings", "", Policies::All),
-        )
-        .await?;
+        self.authorize_saved_settings(&header).await?;
         let _one_at_a_time = self.writes.lock().await;
         self.journal
             .save(&caller(&header), Settings::read(&self.kernel))
@@ -388,12 +390,7 @@ impl Helper {
         if entry.owner != caller(&header) {
             return Err(Problem::NotYourSettings { id }.into());
         }
-        self.authorize(
-            &header,
-            actions::RUN_MEASUREMENT,
-            &details("saved settings", "", Policies::All),
-        )
-        .await?;
+        self.authorize_saved_settings(&header).await?;
         {
             let _one_at_a_time = self.writes.lock().await;
             self.journal.restore(&self.kernel, &entry)?;

@@ -336,19 +336,7 @@ async fn snapshot_answers_from_a_reading_no_older_than_a_second() {
 async fn a_call_as_the_helper_idles_out_is_answered() {
     let tree = pacer_testrig::model_tree("arm-rk3588");
     let state = tempfile::tempdir().unwrap();
-    let bus = SystemBus::start_with(|services| {
-        fs::write(
-            services.join("io.github.pacerapp.Pacer.Helper1.service"),
-            format!(
-                "[D-BUS Service]\nName={}\nExec={HELPER} --sysfs-root {} --state-dir {} --idle-timeout 1\nUser=root\n",
-                pacer_dbus::BUS_NAME,
-                tree.path().display(),
-                state.path().display()
-            ),
-        )
-        .unwrap();
-        vec![pacer_dbus::BUS_NAME.to_owned()]
-    });
+    let bus = activatable_bus(tree.path(), state.path());
     let _polkit = bus.polkit(&actions::ALL);
     let (_connection, helper) = connect(&bus).await;
     // The helper decides to exit between 1 and 1.5 s after a call (it looks every 0.5 s):

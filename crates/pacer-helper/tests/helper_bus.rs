@@ -8,7 +8,6 @@ use std::time::Duration;
 
 use futures_util::StreamExt;
 use pacer_dbus::{actions, ErrorKind, Helper1Proxy, HelperError, Problem};
-use pacer_testrig::SystemBus;
 
 mod common;
 
@@ -415,19 +414,7 @@ async fn a_caller_that_leaves_gets_its_settings_back() {
 async fn idle_exit_and_activation() {
     let tree = pacer_testrig::model_tree("arm-rk3588");
     let state = tempfile::tempdir().unwrap();
-    let bus = SystemBus::start_with(|services| {
-        fs::write(
-            services.join("io.github.pacerapp.Pacer.Helper1.service"),
-            format!(
-                "[D-BUS Service]\nName={}\nExec={HELPER} --sysfs-root {} --state-dir {} --idle-timeout 1\nUser=root\n",
-                pacer_dbus::BUS_NAME,
-                tree.path().display(),
-                state.path().display()
-            ),
-        )
-        .unwrap();
-        vec![pacer_dbus::BUS_NAME.to_owned()]
-    });
+    let bus = activatable_bus(tree.path(), state.path());
     let _polkit = bus.polkit(&actions::ALL);
     assert!(
         !bus.has_owner(pacer_dbus::BUS_NAME),

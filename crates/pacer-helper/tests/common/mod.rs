@@ -102,3 +102,21 @@ pub fn refusal<T: std::fmt::Debug>(result: zbus::Result<T>) -> (ErrorKind, Probl
         other => panic!("not the helper's refusal: {other:?}"),
     }
 }
+
+/// A bus that starts the helper on the first call (D-Bus activation), on the tree under
+/// `root` with its journal in `state`, exiting after a second without calls.
+pub fn activatable_bus(root: &Path, state: &Path) -> SystemBus {
+    SystemBus::start_with(|services| {
+        fs::write(
+            services.join("io.github.pacerapp.Pacer.Helper1.service"),
+            format!(
+                "[D-BUS Service]\nName={}\nExec={HELPER} --sysfs-root {} --state-dir {} --idle-timeout 1\nUser=root\n",
+                pacer_dbus::BUS_NAME,
+                root.display(),
+                state.display()
+            ),
+        )
+        .unwrap();
+        vec![pacer_dbus::BUS_NAME.to_owned()]
+    })
+}
