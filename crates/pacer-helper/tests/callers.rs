@@ -86,6 +86,14 @@ async fn every_method_refuses_an_unauthorised_caller_and_changes_nothing() {
             "{refusal:?}"
         );
     }
+    // Allowed to change governor, EPP and turbo is not allowed to switch EAS.
+    rig.bus.set_allowed(&[actions::SET_CPU_POWER]);
+    assert_eq!(
+        error(helper.set_eas(false).await).problem(),
+        Some(&Problem::NotAuthorized {
+            action: actions::SET_SCHEDULER.to_owned()
+        })
+    );
     assert_eq!(rig.tree_contents(), before, "byte for byte unchanged");
     assert!(rig
         .state
