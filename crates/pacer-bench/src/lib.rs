@@ -4,8 +4,11 @@
 //! `pacerctl` and the window.
 
 pub mod compare;
+pub mod disturb;
+pub mod offcpu;
 pub mod ramp;
 pub mod report;
+pub mod sched;
 pub mod stats;
 pub mod table;
 pub mod trace;

@@ -8,6 +8,8 @@ use std::time::{Duration, Instant};
 
 use pacer_core::SysRoot;
 
+use crate::offcpu::Gaps;
+use crate::sched::ThreadCounters;
 use crate::trace::{analyse, Analysis, Sample};
 
 /// The recurrence: `x ← x·A + B`. Each step needs the previous one, so it runs at one step
@@ -82,16 +84,52 @@ pub fn plain_rate(steps: u64, rounds: usize) -> f64 {
 /// One trial's result.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Trial {
+    /// The run on the core's own time: the thread's time off the CPU taken out.
     pub analysis: Analysis,
+    /// The same run on the wall clock.
+    pub wall: Analysis,
+    /// When and how long the thread was not running.
+    pub off_cpu: OffCpu,
     /// How long the CPU was left idle first (ms).
     pub idle_wait_ms: f64,
     /// Steady throughput's shortfall against the plain loop, in % (the sampling's cost).
     pub sampling_overhead_pct: f64,
-    /// Energy used during the run (µJ) and its duration (ns), when RAPL can be read.
+    /// Energy used during the run (µJ) and the time the thread worked (ns, on-CPU), when
+    /// RAPL can be read.
     pub energy: Option<(u64, u64)>,
     pub operations: u64,
     /// How the thread ran: alone on its CPU, and at which nice level.
     pub conditions: Conditions,
+}
+
+/// The time a trial's thread spent off its CPU.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OffCpu {
+    /// The gaps found in the samples, located in time.
+    pub gaps: Gaps,
+    /// The run's length on the wall clock (ns).
+    pub wall_ns: u64,
+    /// What the scheduler counted meanwhile: time waiting to run, preemptions.
+    pub counters: ThreadCounters,
+}
+
+impl OffCpu {
+    pub fn ms(&self) -> f64 {
+        self.gaps.total_ns() as f64 / 1e6
+    }
+
+    /// The share of the run the thread was off the CPU.
+    pub fn share(&self) -> f64 {
+        self.gaps.total_ns() as f64 / self.wall_ns.max(1) as f64
+    }
+
+    /// Times the thread was interrupted: the scheduler's count of preemptions where it can
+    /// be read, else the gaps found.
+    pub fn interruptions(&self) -> u64 {
+        self.counters
+            .involuntary_switches
+            .unwrap_or(self.gaps.count() as u64)
+    }
 }
 
 /// What the measuring thread was granted, read back rather than assumed.
@@ -119,6 +157,8 @@ impl Conditions {
 /// Where to read the package's energy: `energy_uj` and its wrap-around range.
 #[derive(Debug, Clone)]
 pub struct EnergyCounter {
+    /// The RAPL domain, as the kernel names it (`package-0`).
+    pub domain: String,
     pub file: String,
     pub range_uj: u64,
 }
@@ -135,6 +175,7 @@ impl EnergyCounter {
             })
             .find(|zone| zone.energy_readable)
             .map(|zone| EnergyCounter {
+                domain: zone.name.clone().unwrap_or_default(),
                 file: format!("sys/class/powercap/{}/energy_uj", zone.zone),
                 range_uj: zone.max_energy_range_uj.unwrap_or(u64::MAX),
             })
@@ -198,13 +239,17 @@ pub fn trial(
     }
     let conditions = Conditions::of_this_thread(setup.cpu);
     let idle_wait_ms = settle(root, setup.policy, setup.idle_wait);
+    // The counters are read around the run, never inside it.
+    let counters = ThreadCounters::of_this_thread();
     let energy_before = setup.energy.as_ref().and_then(|c| read_energy(root, c));
     sampled_run(setup.duration, buffer, cancel);
     let energy_after = setup.energy.as_ref().and_then(|c| read_energy(root, c));
+    let counters = counters.since(ThreadCounters::of_this_thread());
     if cancel.load(Ordering::Relaxed) {
         return Ok(None);
     }
-    let Some(analysis) = analyse(buffer) else {
+    let gaps = Gaps::find(buffer);
+    let (Some(analysis), Some(wall)) = (analyse(&gaps.on_cpu(buffer)), analyse(buffer)) else {
         return Ok(None);
     };
     // The same loop without the clock, right after, at the same (steady) speed.
@@ -219,12 +264,18 @@ pub fn trial(
     let energy = match (energy_before, energy_after, &setup.energy) {
         (Some(before), Some(after), Some(counter)) => Some((
             crate::stats::energy_delta_uj(before, after, counter.range_uj),
-            last.ns,
+            last.ns.saturating_sub(gaps.total_ns()),
         )),
         _ => None,
     };
     Ok(Some(Trial {
         analysis,
+        wall,
+        off_cpu: OffCpu {
+            gaps,
+            wall_ns: last.ns,
+            counters,
+        },
         idle_wait_ms,
         sampling_overhead_pct,
         energy,

@@ -10,7 +10,8 @@ use pacer_core::values::CoreType;
 use pacer_core::SysRoot;
 use serde::{Deserialize, Serialize};
 
-use crate::ramp::{self, EnergyCounter, RampSetup};
+use crate::ramp::{self, EnergyCounter, RampSetup, Trial};
+use crate::sched::Quiet;
 use crate::stats::Statistic;
 use crate::trace::WINDOWS_MS;
 use crate::wakeup;
@@ -58,7 +59,7 @@ pub struct Window {
     pub pct: Option<Statistic>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct RampRun {
     pub cpu: u32,
     pub core_type: Option<CoreType>,
@@ -78,7 +79,71 @@ pub struct RampRun {
     /// The highest nice level a trial ran at (-20: the priority was raised; `None`: simulated).
     #[serde(default)]
     pub nice: Option<i32>,
+    /// The windows and convergence on the other clock than the report's (`None`: simulated).
+    #[serde(default)]
+    pub other_clock: Option<ClockView>,
+    /// Time the thread spent off its CPU in a trial (ms), and how often it was taken off
+    /// (`None`: simulated).
+    #[serde(default)]
+    pub off_cpu_ms: Option<Statistic>,
+    #[serde(default)]
+    pub interruptions: Option<Statistic>,
+    /// Each trial as it ran, the disturbed ones too.
+    #[serde(default)]
+    pub per_trial: Vec<TrialRecord>,
+    /// Trials still disturbed after being repeated: they are left out of the figures unless
+    /// every trial was disturbed.
+    #[serde(default)]
+    pub disturbed_trials: usize,
+    /// Trials that were repeated because another task took too much of the CPU.
+    #[serde(default)]
+    pub repeated_trials: usize,
+    /// How quiet the CPU was before measuring.
+    #[serde(default)]
+    pub quiet: Option<Quiet>,
+    /// The RAPL domain the energy figures come from (`package-0`).
+    #[serde(default)]
+    pub energy_domain: Option<String>,
 }
+
+/// The clock the windows and convergence are on.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Clock {
+    /// The thread's own time on the CPU: what the core and its governor did.
+    OnCpu,
+    /// The wall clock: the scheduler's interruptions count as slowness (reports made
+    /// before the clock was recorded were on it).
+    #[default]
+    Wall,
+}
+
+/// Windows and convergence on one clock.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ClockView {
+    pub clock: Clock,
+    pub windows: Vec<Window>,
+    pub t95_ms: Option<Statistic>,
+}
+
+/// One trial as it ran.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TrialRecord {
+    /// Convergence on the report's clock.
+    pub t95_ms: Option<f64>,
+    pub off_cpu_ms: f64,
+    /// The scheduler's own count of time waiting to run (ms), where it can be read.
+    pub run_delay_ms: Option<f64>,
+    pub interruptions: u64,
+    /// Off the CPU for more than [`DISTURBED_SHARE`] of the run.
+    pub disturbed: bool,
+}
+
+/// A trial off its CPU for more than this share of the run is disturbed: it is repeated,
+/// and if it stays so, left out of the figures.
+pub const DISTURBED_SHARE: f64 = 0.05;
+/// How often one trial is repeated at the most.
+const MAX_REPEATS: usize = 2;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RampReport {
@@ -86,7 +151,30 @@ pub struct RampReport {
     pub kind: String,
     pub simulated: bool,
     pub settings: Settings,
+    /// The clock of the runs' windows and convergence.
+    #[serde(default)]
+    pub clock: Clock,
     pub runs: Vec<RampRun>,
+}
+
+impl RampReport {
+    /// The report with its figures on `clock` (the other clock's become `other_clock`).
+    pub fn on_clock(mut self, clock: Clock) -> RampReport {
+        if clock != self.clock {
+            for run in &mut self.runs {
+                if let Some(other) = run.other_clock.take() {
+                    let here = ClockView {
+                        clock: self.clock,
+                        windows: std::mem::replace(&mut run.windows, other.windows),
+                        t95_ms: std::mem::replace(&mut run.t95_ms, other.t95_ms),
+                    };
+                    run.other_clock = Some(here);
+                }
+            }
+            self.clock = clock;
+        }
+        self
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -195,75 +283,50 @@ pub fn measure_ramp(
             energy: energy.clone(),
             raise_priority: options.raise_priority,
         };
-        let mut trials = Vec::new();
-        for trial in 0..options.trials {
+        let quiet = Quiet::check(cpu);
+        let mut trials: Vec<Trial> = Vec::new();
+        let mut repeated_trials = 0;
+        'trials: for trial in 0..options.trials {
             progress(Progress {
                 cpu,
                 trial: trial + 1,
                 trials: options.trials,
             });
-            // A thread of its own, pinned to the CPU, so the caller stays where it was.
-            let result = std::thread::scope(|scope| {
-                scope
-                    .spawn(|| {
-                        let mut buffer = ramp::buffer_for(options.duration);
-                        ramp::trial(root, &setup, &mut buffer, cancel)
-                    })
-                    .join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-            })?;
-            match result {
-                Some(trial) => trials.push(trial),
-                None if cancel.load(std::sync::atomic::Ordering::Relaxed) => break,
-                None => {}
+            for attempt in 0..=MAX_REPEATS {
+                // A thread of its own, pinned to the CPU, so the caller stays where it was.
+                let result = std::thread::scope(|scope| {
+                    scope
+                        .spawn(|| {
+                            let mut buffer = ramp::buffer_for(options.duration);
+                            ramp::trial(root, &setup, &mut buffer, cancel)
+                        })
+                        .join()
+                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+                })?;
+                if cancel.load(std::sync::atomic::Ordering::Relaxed) {
+                    break 'trials;
+                }
+                let Some(result) = result else { break };
+                let disturbed = result.off_cpu.share() > DISTURBED_SHARE;
+                if disturbed && attempt < MAX_REPEATS {
+                    repeated_trials += 1;
+                    continue;
+                }
+                trials.push(result);
+                break;
             }
         }
         if trials.is_empty() {
             continue;
         }
-        let windows = WINDOWS_MS
-            .iter()
-            .enumerate()
-            .map(|(index, &end_ms)| Window {
-                end_ms,
-                pct: statistic(trials.iter().filter_map(|t| t.analysis.windows_pct[index])),
-            })
-            .collect();
-        let energy_trials: Vec<(f64, f64)> = trials
-            .iter()
-            .filter_map(|t| {
-                let (uj, ns) = t.energy?;
-                let joules = uj as f64 / 1e6;
-                Some((
-                    joules / (ns as f64 / 1e9),
-                    joules / (t.operations as f64 / 1e9),
-                ))
-            })
-            .collect();
-        let mean = |values: Vec<f64>| crate::stats::median(&mut values.clone()).unwrap_or(0.0);
-        runs.push(RampRun {
+        runs.push(run_of(
+            snapshot,
             cpu,
-            core_type: snapshot
-                .cpus
-                .iter()
-                .find(|c| c.id == cpu)
-                .and_then(|c| c.core_type),
-            trials: trials.len(),
-            idle_wait_ms: mean(trials.iter().map(|t| t.idle_wait_ms).collect()),
-            sample_period_us: Some(mean(
-                trials.iter().map(|t| t.analysis.sample_period_us).collect(),
-            )),
-            sampling_overhead_pct: Some(mean(
-                trials.iter().map(|t| t.sampling_overhead_pct).collect(),
-            )),
-            windows,
-            t95_ms: statistic(trials.iter().filter_map(|t| t.analysis.t95_ms)),
-            steady_mops: statistic(trials.iter().map(|t| t.analysis.steady_ops_per_s / 1e6)),
-            power_w: statistic(energy_trials.iter().map(|e| e.0)),
-            j_per_gop: statistic(energy_trials.iter().map(|e| e.1)),
-            pinned: Some(trials.iter().all(|t| t.conditions.pinned)),
-            nice: trials.iter().map(|t| t.conditions.nice).max(),
-        });
+            &trials,
+            repeated_trials,
+            quiet,
+            energy.as_ref(),
+        ));
     }
     let first = cpus.first().copied().unwrap_or(0);
     Ok(RampReport {
@@ -271,22 +334,103 @@ pub fn measure_ramp(
         kind: "ramp".to_owned(),
         simulated: false,
         settings: Settings::of(snapshot, first, profile),
+        clock: Clock::OnCpu,
         runs,
     })
+}
+
+/// The windows of `analyses`, one statistic each.
+fn windows<'a>(analyses: impl Iterator<Item = &'a crate::trace::Analysis> + Clone) -> Vec<Window> {
+    WINDOWS_MS
+        .iter()
+        .enumerate()
+        .map(|(index, &end_ms)| Window {
+            end_ms,
+            pct: statistic(analyses.clone().filter_map(|a| a.windows_pct[index])),
+        })
+        .collect()
+}
+
+/// One CPU's figures from its trials: over the undisturbed ones (all of them when every one
+/// was disturbed), on the core's own time, with the wall clock's beside them.
+fn run_of(
+    snapshot: &Snapshot,
+    cpu: u32,
+    trials: &[Trial],
+    repeated_trials: usize,
+    quiet: Quiet,
+    energy: Option<&EnergyCounter>,
+) -> RampRun {
+    let disturbed = |t: &Trial| t.off_cpu.share() > DISTURBED_SHARE;
+    let disturbed_trials = trials.iter().filter(|t| disturbed(t)).count();
+    let kept: Vec<&Trial> = if disturbed_trials < trials.len() {
+        trials.iter().filter(|t| !disturbed(t)).collect()
+    } else {
+        trials.iter().collect()
+    };
+    let energy_trials: Vec<(f64, f64)> = kept
+        .iter()
+        .filter_map(|t| {
+            let (uj, on_cpu_ns) = t.energy?;
+            let joules = uj as f64 / 1e6;
+            Some((
+                joules / (on_cpu_ns.max(1) as f64 / 1e9),
+                joules / (t.operations as f64 / 1e9),
+            ))
+        })
+        .collect();
+    let median = |values: Vec<f64>| crate::stats::median(&mut values.clone()).unwrap_or(0.0);
+    RampRun {
+        cpu,
+        core_type: snapshot
+            .cpus
+            .iter()
+            .find(|c| c.id == cpu)
+            .and_then(|c| c.core_type),
+        trials: kept.len(),
+        idle_wait_ms: median(kept.iter().map(|t| t.idle_wait_ms).collect()),
+        sample_period_us: Some(median(
+            kept.iter().map(|t| t.analysis.sample_period_us).collect(),
+        )),
+        sampling_overhead_pct: Some(median(
+            kept.iter().map(|t| t.sampling_overhead_pct).collect(),
+        )),
+        windows: windows(kept.iter().map(|t| &t.analysis)),
+        t95_ms: statistic(kept.iter().filter_map(|t| t.analysis.t95_ms)),
+        steady_mops: statistic(kept.iter().map(|t| t.analysis.steady_ops_per_s / 1e6)),
+        power_w: statistic(energy_trials.iter().map(|e| e.0)),
+        j_per_gop: statistic(energy_trials.iter().map(|e| e.1)),
+        pinned: Some(trials.iter().all(|t| t.conditions.pinned)),
+        nice: trials.iter().map(|t| t.conditions.nice).max(),
+        other_clock: Some(ClockView {
+            clock: Clock::Wall,
+            windows: windows(kept.iter().map(|t| &t.wall)),
+            t95_ms: statistic(kept.iter().filter_map(|t| t.wall.t95_ms)),
+        }),
+        off_cpu_ms: statistic(kept.iter().map(|t| t.off_cpu.ms())),
+        interruptions: statistic(kept.iter().map(|t| t.off_cpu.interruptions() as f64)),
+        per_trial: trials
+            .iter()
+            .map(|t| TrialRecord {
+                t95_ms: t.analysis.t95_ms,
+                off_cpu_ms: t.off_cpu.ms(),
+                run_delay_ms: t.off_cpu.counters.run_delay_ns.map(|ns| ns as f64 / 1e6),
+                interruptions: t.off_cpu.interruptions(),
+                disturbed: disturbed(t),
+            })
+            .collect(),
+        disturbed_trials,
+        repeated_trials,
+        quiet: Some(quiet),
+        energy_domain: energy
+            .filter(|_| !energy_trials.is_empty())
+            .map(|counter| counter.domain.clone()),
+    }
 }
 
 /// The recurrence's operations per clock cycle on the simulated cores: one dependent
 /// multiply and add, about eight cycles.
 const MODEL_OPS_PER_CYCLE: f64 = 0.125;
-
-fn exact(value: f64) -> Statistic {
-    Statistic {
-        mean: value,
-        sd: 0.0,
-        min: value,
-        max: value,
-    }
-}
 
 /// The ramp of each of `cpus` on a simulated machine, from its model.
 pub fn simulated_ramp(
@@ -317,15 +461,12 @@ pub fn simulated_ramp(
                     .iter()
                     .map(|&end_ms| Window {
                         end_ms,
-                        pct: Some(exact(100.0 * ramp.average_until(end_ms as f64))),
+                        pct: Some(Statistic::exact(100.0 * ramp.average_until(end_ms as f64))),
                     })
                     .collect(),
-                t95_ms: Some(exact(ramp.time_to(0.95))),
-                steady_mops: Some(exact(steady_mhz * MODEL_OPS_PER_CYCLE)),
-                power_w: None,
-                j_per_gop: None,
-                pinned: None,
-                nice: None,
+                t95_ms: Some(Statistic::exact(ramp.time_to(0.95))),
+                steady_mops: Some(Statistic::exact(steady_mhz * MODEL_OPS_PER_CYCLE)),
+                ..RampRun::default()
             })
         })
         .collect();
@@ -334,6 +475,8 @@ pub fn simulated_ramp(
         kind: "ramp".to_owned(),
         simulated: true,
         settings: Settings::of(snapshot, cpus.first().copied().unwrap_or(0), profile),
+        // A model has no scheduler: both clocks are the same.
+        clock: Clock::OnCpu,
         runs,
     }
 }

@@ -2,7 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
-/// Mean, spread and range of one quantity over trials.
+/// Mean, spread and range of one quantity over trials, and its median and interquartile
+/// range, which one odd trial does not move.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Statistic {
     pub mean: f64,
@@ -10,6 +11,12 @@ pub struct Statistic {
     pub sd: f64,
     pub min: f64,
     pub max: f64,
+    /// (Absent from reports made before these were added.)
+    #[serde(default)]
+    pub median: f64,
+    /// The third quartile less the first (linear interpolation between trials).
+    #[serde(default)]
+    pub iqr: f64,
 }
 
 impl Statistic {
@@ -25,13 +32,37 @@ impl Statistic {
         } else {
             0.0
         };
+        let mut sorted = values.to_vec();
+        sorted.sort_by(f64::total_cmp);
         Some(Statistic {
             mean,
             sd: variance.sqrt(),
-            min: values.iter().copied().fold(f64::INFINITY, f64::min),
-            max: values.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+            min: sorted[0],
+            max: sorted[sorted.len() - 1],
+            median: quantile(&sorted, 0.5),
+            iqr: quantile(&sorted, 0.75) - quantile(&sorted, 0.25),
         })
     }
+
+    /// One value, exactly (a model's figure).
+    pub fn exact(value: f64) -> Statistic {
+        Statistic {
+            mean: value,
+            sd: 0.0,
+            min: value,
+            max: value,
+            median: value,
+            iqr: 0.0,
+        }
+    }
+}
+
+/// The `q` quantile of sorted, non-empty `values`, interpolated linearly.
+fn quantile(sorted: &[f64], q: f64) -> f64 {
+    let at = q * (sorted.len() - 1) as f64;
+    let below = at.floor() as usize;
+    let above = at.ceil() as usize;
+    sorted[below] + (at - below as f64) * (sorted[above] - sorted[below])
 }
 
 /// The median of `values` (which it sorts); `None` when empty.
@@ -68,6 +99,13 @@ mod tests {
         assert_eq!(s.mean, 5.0);
         assert!((s.sd - 2.138).abs() < 1e-3);
         assert_eq!((s.min, s.max), (2.0, 9.0));
+        assert_eq!(s.median, 4.5);
+        // Quartiles at positions 1.75 and 5.25: 4.0 and 5.5.
+        assert_eq!(s.iqr, 1.5);
+        // One wild trial moves the mean, not the median.
+        let wild = Statistic::of(&[0.0, 0.0, 0.0, 0.0, 170.0]).unwrap();
+        assert_eq!((wild.median, wild.iqr), (0.0, 0.0));
+        assert_eq!(wild.mean, 34.0);
         assert_eq!(Statistic::of(&[3.0]).unwrap().sd, 0.0);
         assert!(Statistic::of(&[]).is_none());
     }

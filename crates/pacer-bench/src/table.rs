@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use pacer_core::i18n::{fill, gettext};
 use pacer_core::values::CoreType;
 
-use crate::report::{RampReport, RampRun, Settings};
+use crate::report::{Clock, RampReport, RampRun, Settings};
 use crate::stats::Statistic;
 use crate::trace::WINDOWS_MS;
 
@@ -152,6 +152,46 @@ impl RampTable {
         rows.push(figure(gettext("Efficiency (J/Gop)"), true, &|run| {
             number(run.j_per_gop.as_ref(), 3)
         }));
+        let clock = reports
+            .first()
+            .map_or(Clock::OnCpu, |(_, report)| report.clock);
+        rows.push(heading(match clock {
+            Clock::OnCpu => gettext("Scheduler (its time left out above):"),
+            Clock::Wall => gettext("Scheduler (its time counted above):"),
+        }));
+        rows.push(figure(gettext("Off the CPU (ms)"), true, &|run| {
+            number(run.off_cpu_ms.as_ref(), 1)
+        }));
+        rows.push(figure(gettext("Interruptions"), true, &|run| {
+            number(run.interruptions.as_ref(), 0)
+        }));
+        rows.push(figure(gettext("Disturbed trials"), true, &|run| {
+            if run.per_trial.is_empty() {
+                return number(None, 0);
+            }
+            fill(
+                gettext("{disturbed} of {trials}"),
+                &[
+                    ("disturbed", &run.disturbed_trials),
+                    ("trials", &run.per_trial.len()),
+                ],
+            )
+        }));
+        rows.push(figure(gettext("Trials repeated"), true, &|run| {
+            if run.per_trial.is_empty() {
+                number(None, 0)
+            } else {
+                run.repeated_trials.to_string()
+            }
+        }));
+        rows.push(figure(
+            gettext("Tasks runnable on it before"),
+            true,
+            &|run| match run.quiet.as_ref().and_then(|quiet| quiet.runnable_on_cpu) {
+                Some(runnable) => runnable.to_string(),
+                None => number(None, 0),
+            },
+        ));
         rows.push(figure(
             gettext("Pinned (nice level)"),
             false,
@@ -274,10 +314,8 @@ pub(crate) mod tests {
 
     fn exact(mean: f64, sd: f64) -> Option<Statistic> {
         Some(Statistic {
-            mean,
             sd,
-            min: mean,
-            max: mean,
+            ..Statistic::exact(mean)
         })
     }
 
@@ -301,14 +339,31 @@ pub(crate) mod tests {
                 .collect(),
             t95_ms: exact(5.0, 0.0),
             steady_mops: exact(587.5, 0.0),
-            power_w: None,
-            j_per_gop: None,
             pinned: Some(true),
             nice: Some(-20),
+            ..RampRun::default()
         };
         let mut p_core = run(3, CoreType::Performance, WINDOWS_MS.len());
         p_core.power_w = exact(12.5, 0.25);
         p_core.j_per_gop = exact(0.021, 0.0);
+        p_core.off_cpu_ms = exact(1.5, 0.5);
+        p_core.interruptions = exact(3.0, 1.0);
+        p_core.per_trial = (0..5)
+            .map(|trial| crate::report::TrialRecord {
+                t95_ms: Some(5.0),
+                off_cpu_ms: 1.5,
+                run_delay_ms: Some(1.4),
+                interruptions: 3,
+                disturbed: trial == 4,
+            })
+            .collect();
+        p_core.disturbed_trials = 1;
+        p_core.repeated_trials = 2;
+        p_core.quiet = Some(crate::sched::Quiet {
+            load_1m: Some(0.5),
+            runnable_on_cpu: Some(0),
+            bound_to_cpu: Some(1),
+        });
         RampReport {
             schema: crate::report::SCHEMA,
             kind: "ramp".into(),
@@ -322,6 +377,7 @@ pub(crate) mod tests {
                 boost: None,
                 profile: None,
             },
+            clock: Clock::OnCpu,
             runs: vec![p_core, run(15, CoreType::Efficiency, 2)],
         }
     }
@@ -340,8 +396,9 @@ pub(crate) mod tests {
             ]
         );
         // A heading, 7 windows and the convergence; a heading and throughput; a heading,
-        // power and efficiency; how the thread ran.
-        assert_eq!(table.rows.len(), 15);
+        // power and efficiency; a heading, off-CPU time, interruptions, disturbed trials and
+        // repeats and runnable tasks; how the thread ran.
+        assert_eq!(table.rows.len(), 21);
         let headings: Vec<&str> = table
             .rows
             .iter()
@@ -353,7 +410,8 @@ pub(crate) mod tests {
             [
                 "Ramp-up (average throughput in window / steady):",
                 "Steady-state:",
-                "Energy:"
+                "Energy:",
+                "Scheduler (its time left out above):"
             ]
         );
         for row in &table.rows {
@@ -362,8 +420,13 @@ pub(crate) mod tests {
         assert_eq!(table.rows[1].label, "0-5 ms (%)");
         assert_eq!(table.rows[1].cells[0], "50.5 ± 0.5");
         assert_eq!(table.rows[8].cells[0], "5");
-        assert_eq!(table.rows[14].label, "Pinned (nice level)");
-        assert_eq!(table.rows[14].cells[0], "yes (-20)");
+        assert_eq!(table.rows[15].label, "Off the CPU (ms)");
+        assert_eq!(table.rows[15].cells[0], "1.5 ± 0.5");
+        assert_eq!(table.rows[17].cells[0], "1 of 5");
+        assert_eq!(table.rows[18].cells[0], "2");
+        assert_eq!(table.rows[19].cells[0], "0");
+        assert_eq!(table.rows[20].label, "Pinned (nice level)");
+        assert_eq!(table.rows[20].cells[0], "yes (-20)");
         assert_eq!(
             table.settings_line,
             "Settings: intel_pstate active, governor powersave, EPP —, EAS off, turbo ?"
@@ -393,7 +456,7 @@ pub(crate) mod tests {
         let report = report();
         let text = RampTable::new(&[(None, &report)]).to_text();
         let lines: Vec<&str> = text.lines().collect();
-        assert_eq!(lines.len(), 17);
+        assert_eq!(lines.len(), 23);
         assert_eq!(
             lines[0],
             "                                                  P-core (CPU 3)  E-core (CPU 15)"
@@ -407,7 +470,7 @@ pub(crate) mod tests {
             lines[9],
             "Convergence to 95% (ms)                                        5                5"
         );
-        assert!(lines[16].starts_with("Settings: intel_pstate"));
+        assert!(lines[22].starts_with("Settings: intel_pstate"));
         // Without reports: an empty header line and no settings.
         let empty = RampTable::new(&[]).to_text();
         assert!(empty.starts_with("\nRamp-up"));
@@ -420,7 +483,7 @@ pub(crate) mod tests {
         let table = RampTable::new(&[(Some("governor=schedutil,epp=\"power\""), &report)]);
         let csv = table.to_csv();
         let lines: Vec<&str> = csv.split_terminator("\r\n").collect();
-        assert_eq!(lines.len(), 1 + 15);
+        assert_eq!(lines.len(), 1 + 21);
         assert_eq!(
             lines[0],
             ",\"governor=schedutil,epp=\"\"power\"\" P-core (CPU 3)\",\
@@ -433,7 +496,14 @@ pub(crate) mod tests {
         assert_eq!(lines[2], "0-5 ms (%),50.5 ± 0.5,50.5 ± 0.5");
         assert_eq!(lines[4], "0-20 ms (%),52.0 ± 0.5,—");
         assert!(csv.ends_with(
-            "Efficiency (J/Gop),0.021,—\r\nPinned (nice level),yes (-20),yes (-20)\r\n"
+            "Efficiency (J/Gop),0.021,—\r\n\
+             Scheduler (its time left out above):,,\r\n\
+             Off the CPU (ms),1.5 ± 0.5,—\r\n\
+             Interruptions,3 ± 1,—\r\n\
+             Disturbed trials,1 of 5,—\r\n\
+             Trials repeated,2,—\r\n\
+             Tasks runnable on it before,0,—\r\n\
+             Pinned (nice level),yes (-20),yes (-20)\r\n"
         ));
         assert_eq!(csv_field("a\nb"), "\"a\nb\"");
         assert_eq!(csv_field("plain"), "plain");

@@ -133,11 +133,15 @@ pub fn analyse(samples: &[Sample]) -> Option<Analysis> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     /// A synthetic run: `rate(t_ms)` operations per ns, sampled every `period_ns`.
-    fn synthetic(duration_ms: u64, period_ns: u64, rate: impl Fn(f64) -> f64) -> Vec<Sample> {
+    pub(crate) fn synthetic(
+        duration_ms: u64,
+        period_ns: u64,
+        rate: impl Fn(f64) -> f64,
+    ) -> Vec<Sample> {
         let mut samples = Vec::new();
         let mut ops = 0.0;
         let mut ns = 0;

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use clap::{Parser, Subcommand};
+use clap::{Args, Parser, Subcommand};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -128,6 +128,28 @@ pub enum CoreTypeArg {
     LowPower,
 }
 
+/// How a ramp is reported.
+#[derive(Debug, Args)]
+pub struct RampFormat {
+    /// Print the schema-1 JSON document
+    #[arg(long)]
+    pub json: bool,
+    /// Windows and convergence on the wall clock, the time the thread spent off the CPU
+    /// counted as slowness (by default it is taken out: the figures are the core's own)
+    #[arg(long)]
+    pub wall_clock: bool,
+}
+
+impl RampFormat {
+    pub fn clock(&self) -> pacer_bench::report::Clock {
+        if self.wall_clock {
+            pacer_bench::report::Clock::Wall
+        } else {
+            pacer_bench::report::Clock::OnCpu
+        }
+    }
+}
+
 #[derive(Debug, Subcommand)]
 pub enum MeasureKind {
     /// How fast a core reaches full speed when work arrives (one CPU per core type by default)
@@ -137,9 +159,8 @@ pub enum MeasureKind {
         /// Trials per CPU
         #[arg(long, default_value_t = 5)]
         trials: usize,
-        /// Print the schema-1 JSON document
-        #[arg(long)]
-        json: bool,
+        #[command(flatten)]
+        format: RampFormat,
     },
     /// What waking a task on another CPU costs: a byte bounced between two pinned threads
     Wakeup {
@@ -164,9 +185,8 @@ pub enum MeasureKind {
         /// Trials per CPU and setting
         #[arg(long, default_value_t = 3)]
         trials: usize,
-        /// Print the schema-1 JSON document
-        #[arg(long)]
-        json: bool,
+        #[command(flatten)]
+        format: RampFormat,
         /// Talk to a helper on the session bus (development, the simulated demo)
         #[arg(long)]
         session: bool,

@@ -98,9 +98,11 @@ fn run(cli: &Cli) -> anyhow::Result<()> {
             runtime()?.block_on(set::fix(&root, *dry_run, *session))
         }
         Command::Measure { kind } => match kind {
-            MeasureKind::Ramp { cpus, trials, json } => {
-                measure::run_ramp(&root, cpus, *trials, *json)
-            }
+            MeasureKind::Ramp {
+                cpus,
+                trials,
+                format,
+            } => measure::run_ramp(&root, cpus, *trials, format),
             MeasureKind::Wakeup { cpus, trials, json } => {
                 measure::run_wakeup(&root, cpus, *trials, *json)
             }
@@ -108,10 +110,10 @@ fn run(cli: &Cli) -> anyhow::Result<()> {
                 settings,
                 cpus,
                 trials,
-                json,
+                format,
                 session,
             } => runtime()?.block_on(measure::run_compare(
-                &root, settings, cpus, *trials, *json, *session,
+                &root, settings, cpus, *trials, format, *session,
             )),
         },
         Command::Simulate { .. } => unreachable!("handled above"),

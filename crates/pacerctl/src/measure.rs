@@ -13,7 +13,7 @@ use pacer_core::values::CoreType;
 use pacer_core::SysRoot;
 use pacer_dbus::client::{self as helper_client, active_profile, Bus};
 
-use crate::cli::MeasuredCpus;
+use crate::cli::{MeasuredCpus, RampFormat};
 
 /// The CPUs to measure: the one asked for, or the last online CPU of each core type.
 fn cpus(snapshot: &Snapshot, wanted: &MeasuredCpus) -> anyhow::Result<Vec<u32>> {
@@ -120,7 +120,7 @@ pub fn run_ramp(
     root: &SysRoot,
     wanted: &MeasuredCpus,
     trials: usize,
-    json: bool,
+    format: &RampFormat,
 ) -> anyhow::Result<()> {
     let snapshot = Snapshot::read(root)?;
     let cpus = cpus(&snapshot, wanted)?;
@@ -141,8 +141,9 @@ pub fn run_ramp(
             }
             ramp(root, &snapshot, &cpus, trials, profile, &cancel)?
         }
-    };
-    if json {
+    }
+    .on_clock(format.clock());
+    if format.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
         notes(&snapshot, &report);
@@ -225,7 +226,7 @@ pub async fn run_compare(
     settings: &[String],
     wanted: &MeasuredCpus,
     trials: usize,
-    json: bool,
+    format: &RampFormat,
     session: bool,
 ) -> anyhow::Result<()> {
     let parsed: Vec<Setting> = settings
@@ -242,7 +243,7 @@ pub async fn run_compare(
             std::future::pending::<()>().await;
         }
     };
-    let comparison = helper_client::compare(
+    let mut comparison = helper_client::compare(
         &helper,
         root,
         parsed,
@@ -252,7 +253,10 @@ pub async fn run_compare(
         interrupted,
     )
     .await?;
-    if json {
+    for column in &mut comparison.columns {
+        column.result = column.result.clone().on_clock(format.clock());
+    }
+    if format.json {
         println!("{}", serde_json::to_string_pretty(&comparison)?);
     } else {
         // Columns are labelled as the user typed the settings.
