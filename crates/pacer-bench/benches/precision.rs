@@ -93,17 +93,12 @@ fn report(name: &str, trials: &[Trial], expect_off_cpu_ms: Option<f64>) {
         t95.median < 2.0,
     );
     let off_cpu = stat(trials.iter().map(|t| t.off_cpu.ms()));
-    let run_delay = stat(
-        trials
-            .iter()
-            .filter_map(|t| t.off_cpu.counters.run_delay_ns)
-            .map(|ns| ns as f64 / 1e6),
-    );
+    let gaps = stat(trials.iter().map(|t| t.off_cpu.gaps_ms()));
     let interruptions = stat(trials.iter().map(|t| t.off_cpu.interruptions() as f64));
     let line = format!(
-        "off the CPU: {} ms found in the samples; the scheduler's run delay {} ms; interruptions {}",
+        "off the CPU for other tasks (the scheduler's run delay): {} ms; all gaps found in the samples {} ms; interruptions {}",
         show(off_cpu),
-        show(run_delay),
+        show(gaps),
         show(interruptions)
     );
     match expect_off_cpu_ms {

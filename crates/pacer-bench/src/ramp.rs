@@ -114,13 +114,24 @@ pub struct OffCpu {
 }
 
 impl OffCpu {
+    /// Time the scheduler kept the thread waiting (ms): its own run delay where the kernel
+    /// counts it, else the gaps found in the samples. The gaps also hold what is no task's
+    /// doing (interrupts, the hypervisor: tens of µs each, a percent or two of a run), which
+    /// is taken out of the timeline but is not another task's time.
     pub fn ms(&self) -> f64 {
+        self.counters
+            .run_delay_ns
+            .map_or_else(|| self.gaps_ms(), |ns| ns as f64 / 1e6)
+    }
+
+    /// All the gaps found in the samples (ms).
+    pub fn gaps_ms(&self) -> f64 {
         self.gaps.total_ns() as f64 / 1e6
     }
 
-    /// The share of the run the thread was off the CPU.
+    /// The share of the run other tasks had the CPU.
     pub fn share(&self) -> f64 {
-        self.gaps.total_ns() as f64 / self.wall_ns.max(1) as f64
+        self.ms() * 1e6 / self.wall_ns.max(1) as f64
     }
 
     /// Times the thread was interrupted: the scheduler's count of preemptions where it can

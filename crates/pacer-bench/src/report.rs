@@ -131,9 +131,14 @@ pub struct ClockView {
 pub struct TrialRecord {
     /// Convergence on the report's clock.
     pub t95_ms: Option<f64>,
+    /// Time other tasks had the CPU (the scheduler's run delay, else the gaps).
     pub off_cpu_ms: f64,
     /// The scheduler's own count of time waiting to run (ms), where it can be read.
     pub run_delay_ms: Option<f64>,
+    /// Every gap found in the samples and taken out of the timeline (ms): other tasks'
+    /// time, and interrupts' and the hypervisor's.
+    #[serde(default)]
+    pub gaps_ms: f64,
     pub interruptions: u64,
     /// Off the CPU for more than [`DISTURBED_SHARE`] of the run.
     pub disturbed: bool,
@@ -415,6 +420,7 @@ fn run_of(
                 t95_ms: t.analysis.t95_ms,
                 off_cpu_ms: t.off_cpu.ms(),
                 run_delay_ms: t.off_cpu.counters.run_delay_ns.map(|ns| ns as f64 / 1e6),
+                gaps_ms: t.off_cpu.gaps_ms(),
                 interruptions: t.off_cpu.interruptions(),
                 disturbed: disturbed(t),
             })

@@ -353,6 +353,7 @@ pub(crate) mod tests {
                 t95_ms: Some(5.0),
                 off_cpu_ms: 1.5,
                 run_delay_ms: Some(1.4),
+                gaps_ms: 1.9,
                 interruptions: 3,
                 disturbed: trial == 4,
             })
