@@ -508,6 +508,13 @@ check_measure() {
   else
     note "gap: the ramp's JSON does not say it ran pinned or at raised priority (checked from /proc above)"
   fi
+  # What the scheduler did, reported beside the figures: as root at nice -20 other tasks
+  # should seldom take the CPU.
+  if jq -e '.runs[0] | (.off_cpu_ms.median != null) and (.interruptions.median != null) and (.per_trial | length > 0) and (.quiet != null)' <<< "${json:-null}" > /dev/null 2>&1; then
+    ok "[$b] the report says what the scheduler did: $(jq -r '.runs[0] | "\(.off_cpu_ms.median * 10 | floor / 10) ms off the CPU, \(.interruptions.median) interruptions a trial, \(.disturbed_trials) disturbed, \(.quiet.runnable_on_cpu) tasks runnable before"' <<< "$json")"
+  else
+    bad "[$b] the ramp's report lacks the scheduler's figures: $(jq -c '.runs[0] | {off_cpu_ms, interruptions, quiet}' <<< "${json:-null}" 2> /dev/null | cut -c1-200)"
+  fi
 }
 
 # ---------------------------------------------------------------- d. power-profiles-daemon

@@ -59,7 +59,10 @@ pub struct Window {
     pub pct: Option<Statistic>,
 }
 
+/// One CPU's figures. Fields added after the first reports default when a report (from an
+/// older helper) lacks them.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct RampRun {
     pub cpu: u32,
     pub core_type: Option<CoreType>,
@@ -74,35 +77,25 @@ pub struct RampRun {
     pub power_w: Option<Statistic>,
     pub j_per_gop: Option<Statistic>,
     /// Whether every trial's thread was pinned to the CPU alone (`None`: simulated).
-    #[serde(default)]
     pub pinned: Option<bool>,
     /// The highest nice level a trial ran at (-20: the priority was raised; `None`: simulated).
-    #[serde(default)]
     pub nice: Option<i32>,
     /// The windows and convergence on the other clock than the report's (`None`: simulated).
-    #[serde(default)]
     pub other_clock: Option<ClockView>,
     /// Time the thread spent off its CPU in a trial (ms), and how often it was taken off
     /// (`None`: simulated).
-    #[serde(default)]
     pub off_cpu_ms: Option<Statistic>,
-    #[serde(default)]
     pub interruptions: Option<Statistic>,
     /// Each trial as it ran, the disturbed ones too.
-    #[serde(default)]
     pub per_trial: Vec<TrialRecord>,
     /// Trials still disturbed after being repeated: they are left out of the figures unless
     /// every trial was disturbed.
-    #[serde(default)]
     pub disturbed_trials: usize,
     /// Trials that were repeated because another task took too much of the CPU.
-    #[serde(default)]
     pub repeated_trials: usize,
     /// How quiet the CPU was before measuring.
-    #[serde(default)]
     pub quiet: Option<Quiet>,
     /// The RAPL domain the energy figures come from (`package-0`).
-    #[serde(default)]
     pub energy_domain: Option<String>,
 }
 
