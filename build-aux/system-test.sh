@@ -474,14 +474,18 @@ check_measure() {
   : > "$WORK/ramp-threads.txt"
   as_user alice pacerctl measure ramp --cpu 1 --trials 2 --json > "$WORK/ramp.json" 2> "$WORK/ramp.err" &
   mpid=$!
-  # What the helper's threads run with while it measures: nice and allowed CPUs.
-  while kill -0 "$mpid" 2> /dev/null; do
-    inside sh -c 'p=$(systemctl show -p MainPID --value pacer-helper.service)
-      for t in /proc/$p/task/*; do
-        echo "$(sed "s/.*) //" $t/stat | cut -d" " -f17) $(sed -n "s/^Cpus_allowed_list:\t//p" $t/status)"
-      done' >> "$WORK/ramp-threads.txt" 2> /dev/null
-    sleep 0.05
-  done
+  # What the helper's threads run with while it measures: nice and allowed CPUs. The
+  # looking runs on CPU 0, so that it does not take CPU 1 from the measurement.
+  (
+    taskset -p -c 0 "$BASHPID" > /dev/null
+    while kill -0 "$mpid" 2> /dev/null; do
+      inside sh -c 'p=$(systemctl show -p MainPID --value pacer-helper.service)
+        for t in /proc/$p/task/*; do
+          echo "$(sed "s/.*) //" $t/stat | cut -d" " -f17) $(sed -n "s/^Cpus_allowed_list:\t//p" $t/status)"
+        done' >> "$WORK/ramp-threads.txt" 2> /dev/null
+      sleep 0.05
+    done
+  )
   if wait "$mpid" && json=$(cat "$WORK/ramp.json") &&
     jq -e '.kind == "ramp" and .simulated == false and (.runs | length) == 1 and .runs[0].cpu == 1
            and .runs[0].steady_mops != null and (.runs[0].windows | length) == 7' <<< "$json" > /dev/null; then
