@@ -156,8 +156,8 @@ pub struct RampReport {
 }
 
 impl RampReport {
-    /// The report with its figures on `clock` (the other clock's become `other_clock`).
-    pub fn on_clock(mut self, clock: Clock) -> RampReport {
+    /// Puts the report's figures on `clock` (the other clock's become `other_clock`).
+    pub fn set_clock(&mut self, clock: Clock) {
         if clock != self.clock {
             for run in &mut self.runs {
                 if let Some(other) = run.other_clock.take() {
@@ -171,7 +171,6 @@ impl RampReport {
             }
             self.clock = clock;
         }
-        self
     }
 }
 
@@ -377,7 +376,7 @@ fn run_of(
             ))
         })
         .collect();
-    let median = |values: Vec<f64>| crate::stats::median(&mut values.clone()).unwrap_or(0.0);
+    let median = |mut values: Vec<f64>| crate::stats::median(&mut values).unwrap_or(0.0);
     RampRun {
         cpu,
         core_type: snapshot

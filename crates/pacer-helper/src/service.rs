@@ -94,6 +94,14 @@ impl Helper {
         }
     }
 
+    /// The measurement under way, if any (a poisoned lock still holds the truth: the
+    /// measurement's state is set and cleared whole).
+    fn running(&self) -> std::sync::MutexGuard<'_, Option<Running>> {
+        self.measurement
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
     fn call(&self) -> Result<Call, Problem> {
         self.activity.call()
     }
@@ -422,10 +430,7 @@ impl Helper {
         .await?;
         let cancel = Arc::new(AtomicBool::new(false));
         {
-            let mut running = self
-                .measurement
-                .lock()
-                .unwrap_or_else(|poisoned| poisoned.into_inner());
+            let mut running = self.running();
             if running.is_some() {
                 return Err(Problem::MeasurementRunning.into());
             }
@@ -475,10 +480,7 @@ impl Helper {
                 done = &mut measuring => break done,
             }
         };
-        *self
-            .measurement
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner()) = None;
+        *self.running() = None;
         let report = result
             .map_err(|error| Problem::Internal {
                 error: error.to_string(),
@@ -504,10 +506,7 @@ impl Helper {
             &details("measurement", "cancelled", Policies::All),
         )
         .await?;
-        let running = self
-            .measurement
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let running = self.running();
         match running.as_ref() {
             Some(running) if running.owner != caller(&header) => {
                 Err(Problem::NotYourMeasurement.into())
@@ -574,9 +573,7 @@ impl Helper {
     /// `name` left the bus: its measurement stops and the settings it saved come back.
     pub async fn departed(&self, name: &str) {
         if let Some(running) = self
-            .measurement
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .running()
             .as_ref()
             .filter(|running| running.owner == name)
         {
@@ -587,12 +584,7 @@ impl Helper {
 
     /// The helper is stopping: the measurement stops, and every saved setting comes back.
     pub async fn stopping(&self) {
-        if let Some(running) = self
-            .measurement
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .as_ref()
-        {
+        if let Some(running) = self.running().as_ref() {
             running.cancel.store(true, Ordering::Relaxed);
         }
         self.restore_where(|_| true).await;
@@ -600,10 +592,7 @@ impl Helper {
 
     /// Whether a measurement runs (the helper does not idle out under it).
     pub fn measuring(&self) -> bool {
-        self.measurement
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .is_some()
+        self.running().is_some()
     }
 
     async fn restore_where(&self, owned: impl Fn(&str) -> bool) {

@@ -10,18 +10,8 @@ use std::fs;
 use std::time::{Duration, Instant};
 
 use common::*;
-use pacer_dbus::{actions, ErrorKind, Helper1Proxy, Problem};
+use pacer_dbus::{actions, ErrorKind, Problem};
 use pacer_testrig::{Service, SystemBus};
-
-async fn connect(bus: &SystemBus) -> (zbus::Connection, Helper1Proxy<'static>) {
-    let connection = zbus::connection::Builder::address(bus.address())
-        .unwrap()
-        .build()
-        .await
-        .unwrap();
-    let proxy = Helper1Proxy::new(&connection).await.unwrap();
-    (connection, proxy)
-}
 
 /// Waits until `done` holds, for at most `limit`.
 async fn eventually(limit: Duration, what: &str, mut done: impl FnMut() -> bool) {

@@ -127,7 +127,7 @@ pub fn run_ramp(
     let cancel = AtomicBool::new(false);
     let runtime = crate::runtime()?;
     let profile = runtime.block_on(active_profile());
-    let report = match runtime.block_on(ramp_through_helper(&cpus, trials))? {
+    let mut report = match runtime.block_on(ramp_through_helper(&cpus, trials))? {
         Some(mut report) => {
             report.settings.profile = profile;
             report
@@ -141,8 +141,8 @@ pub fn run_ramp(
             }
             ramp(root, &snapshot, &cpus, trials, profile, &cancel)?
         }
-    }
-    .on_clock(format.clock());
+    };
+    report.set_clock(format.clock());
     if format.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
@@ -254,7 +254,7 @@ pub async fn run_compare(
     )
     .await?;
     for column in &mut comparison.columns {
-        column.result = column.result.clone().on_clock(format.clock());
+        column.result.set_clock(format.clock());
     }
     if format.json {
         println!("{}", serde_json::to_string_pretty(&comparison)?);

@@ -82,13 +82,19 @@ impl Rig {
     }
 
     pub async fn proxy(&self) -> Helper1Proxy<'static> {
-        let connection = zbus::connection::Builder::address(self.bus.address())
-            .unwrap()
-            .build()
-            .await
-            .unwrap();
-        Helper1Proxy::new(&connection).await.unwrap()
+        connect(&self.bus).await.1
     }
+}
+
+/// A connection of its own to `bus`, and the helper's proxy on it.
+pub async fn connect(bus: &SystemBus) -> (zbus::Connection, Helper1Proxy<'static>) {
+    let connection = zbus::connection::Builder::address(bus.address())
+        .unwrap()
+        .build()
+        .await
+        .unwrap();
+    let proxy = Helper1Proxy::new(&connection).await.unwrap();
+    (connection, proxy)
 }
 
 pub fn error<T: std::fmt::Debug>(result: zbus::Result<T>) -> HelperError {
