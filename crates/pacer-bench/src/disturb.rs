@@ -12,8 +12,8 @@ use std::time::{Duration, Instant};
 /// dropped.
 #[derive(Debug)]
 pub struct Competitor {
-    stop: Arc<AtomicBool>,
-    thread: Option<JoinHandle<()>>,
+    /// Held for its drop, which stops the thread.
+    _thread: Background,
 }
 
 impl Competitor {
@@ -28,10 +28,8 @@ impl Competitor {
     }
 
     fn start(cpu: u32, busy: Duration, every: Option<Duration>, after: Duration) -> Competitor {
-        let stop = Arc::new(AtomicBool::new(false));
-        let stopped = Arc::clone(&stop);
         let (started_tx, started_rx) = std::sync::mpsc::channel();
-        let thread = std::thread::spawn(move || {
+        let thread = Background::spawn(move |stopped| {
             // Not pinned, it would compete elsewhere: then it does not run at all.
             let pinned = crate::ramp::pin_to(cpu).is_ok();
             let _ = started_tx.send(());
@@ -50,14 +48,30 @@ impl Competitor {
         });
         // Pinned and running before the caller goes on.
         let _ = started_rx.recv();
-        Competitor {
+        Competitor { _thread: thread }
+    }
+}
+
+/// A thread that runs until it is dropped: its body is given the flag that says when to stop,
+/// and the drop waits for it to end.
+#[derive(Debug)]
+pub struct Background {
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Background {
+    pub fn spawn(body: impl FnOnce(&AtomicBool) + Send + 'static) -> Background {
+        let stop = Arc::new(AtomicBool::new(false));
+        let stopped = Arc::clone(&stop);
+        Background {
             stop,
-            thread: Some(thread),
+            thread: Some(std::thread::spawn(move || body(&stopped))),
         }
     }
 }
 
-impl Drop for Competitor {
+impl Drop for Background {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::Relaxed);
         if let Some(thread) = self.thread.take() {

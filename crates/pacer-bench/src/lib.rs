@@ -5,6 +5,7 @@
 
 pub mod compare;
 pub mod disturb;
+pub mod energy;
 pub mod offcpu;
 pub mod ramp;
 pub mod report;

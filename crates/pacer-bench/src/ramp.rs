@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use pacer_core::SysRoot;
 
+use crate::energy::{EnergyCounter, RunEnergy};
 use crate::offcpu::Gaps;
 use crate::sched::ThreadCounters;
 use crate::trace::{analyse, Analysis, Sample};
@@ -94,9 +95,8 @@ pub struct Trial {
     pub idle_wait_ms: f64,
     /// Steady throughput's shortfall against the plain loop, in % (the sampling's cost).
     pub sampling_overhead_pct: f64,
-    /// Energy used during the run (µJ) and the time the thread worked (ns, on-CPU), when
-    /// RAPL can be read.
-    pub energy: Option<(u64, u64)>,
+    /// The package's energy over the run, when RAPL can be read.
+    pub energy: Option<RunEnergy>,
     pub operations: u64,
     /// How the thread ran: alone on its CPU, and at which nice level.
     pub conditions: Conditions,
@@ -150,6 +150,9 @@ pub struct Conditions {
     pub pinned: bool,
     /// Its nice level (-20 when the priority was raised).
     pub nice: i32,
+    /// Its process's autogroup's nice level, where the kernel groups tasks by session
+    /// (crate::sched::AutogroupPriority).
+    pub group_nice: Option<i32>,
 }
 
 impl Conditions {
@@ -161,41 +164,9 @@ impl Conditions {
         Conditions {
             pinned,
             nice: rustix::process::getpriority_process(None).unwrap_or(0),
+            group_nice: crate::sched::autogroup_nice(),
         }
     }
-}
-
-/// Where to read the package's energy: `energy_uj` and its wrap-around range.
-#[derive(Debug, Clone)]
-pub struct EnergyCounter {
-    /// The RAPL domain, as the kernel names it (`package-0`).
-    pub domain: String,
-    pub file: String,
-    pub range_uj: u64,
-}
-
-impl EnergyCounter {
-    /// The first package zone whose counter this process can read.
-    pub fn find(root: &SysRoot, zones: &[pacer_core::machine::RaplZone]) -> Option<EnergyCounter> {
-        zones
-            .iter()
-            .filter(|zone| {
-                zone.name
-                    .as_deref()
-                    .is_some_and(|n| n.starts_with("package"))
-            })
-            .find(|zone| zone.energy_readable)
-            .map(|zone| EnergyCounter {
-                domain: zone.name.clone().unwrap_or_default(),
-                file: format!("sys/class/powercap/{}/energy_uj", zone.zone),
-                range_uj: zone.max_energy_range_uj.unwrap_or(u64::MAX),
-            })
-            .filter(|counter| read_energy(root, counter).is_some())
-    }
-}
-
-fn read_energy(root: &SysRoot, counter: &EnergyCounter) -> Option<u64> {
-    root.read_text(&counter.file).ok()?.trim().parse().ok()
 }
 
 /// Waits until `cpu` is idle and its frequency has settled: at least `minimum`, then until
@@ -252,9 +223,11 @@ pub fn trial(
     let idle_wait_ms = settle(root, setup.policy, setup.idle_wait);
     // The counters are read around the run, never inside it.
     let counters = ThreadCounters::of_this_thread();
-    let energy_before = setup.energy.as_ref().and_then(|c| read_energy(root, c));
+    let energy_before = setup.energy.as_ref().and_then(|c| c.read(root));
+    let energy_clock = Instant::now();
     sampled_run(setup.duration, buffer, cancel);
-    let energy_after = setup.energy.as_ref().and_then(|c| read_energy(root, c));
+    let energy_after = setup.energy.as_ref().and_then(|c| c.read(root));
+    let energy_wall_ns = energy_clock.elapsed().as_nanos() as u64;
     let counters = counters.since(ThreadCounters::of_this_thread());
     if cancel.load(Ordering::Relaxed) {
         return Ok(None);
@@ -274,10 +247,11 @@ pub fn trial(
     };
     let last = buffer.last().copied().unwrap_or(Sample { ns: 0, ops: 0 });
     let energy = match (energy_before, energy_after, &setup.energy) {
-        (Some(before), Some(after), Some(counter)) => Some((
-            crate::stats::energy_delta_uj(before, after, counter.range_uj),
-            last.ns.saturating_sub(gaps.total_ns()),
-        )),
+        (Some(before), Some(after), Some(counter)) => Some(RunEnergy {
+            used_uj: counter.used_between(before, after),
+            wall_ns: energy_wall_ns,
+            on_cpu_ns: energy_wall_ns.saturating_sub(gaps.total_ns()),
+        }),
         _ => None,
     };
     Ok(Some(Trial {

@@ -10,8 +10,9 @@ use pacer_core::values::CoreType;
 use pacer_core::SysRoot;
 use serde::{Deserialize, Serialize};
 
-use crate::ramp::{self, EnergyCounter, RampSetup, Trial};
-use crate::sched::Quiet;
+use crate::energy::EnergyCounter;
+use crate::ramp::{self, RampSetup, Trial};
+use crate::sched::{AutogroupPriority, Quiet};
 use crate::stats::Statistic;
 use crate::trace::WINDOWS_MS;
 use crate::wakeup;
@@ -74,12 +75,17 @@ pub struct RampRun {
     pub windows: Vec<Window>,
     pub t95_ms: Option<Statistic>,
     pub steady_mops: Option<Statistic>,
+    /// The package's average power over a trial (W), from the RAPL domain `energy_domain`.
     pub power_w: Option<Statistic>,
+    /// Joules per billion operations, the work charged for the time it was on the CPU.
     pub j_per_gop: Option<Statistic>,
     /// Whether every trial's thread was pinned to the CPU alone (`None`: simulated).
     pub pinned: Option<bool>,
     /// The highest nice level a trial ran at (-20: the priority was raised; `None`: simulated).
     pub nice: Option<i32>,
+    /// The highest nice level of the measuring process's autogroup in a trial, where the
+    /// kernel groups tasks by session (`None`: it does not, or simulated).
+    pub group_nice: Option<i32>,
     /// The windows and convergence on the other clock than the report's (`None`: simulated).
     pub other_clock: Option<ClockView>,
     /// Time the thread spent off its CPU in a trial (ms), and how often it was taken off
@@ -266,6 +272,11 @@ pub fn measure_ramp(
     cancel: &AtomicBool,
 ) -> std::io::Result<RampReport> {
     let energy = EnergyCounter::find(root, &snapshot.rapl);
+    // The thread's nice -20 counts against other sessions' tasks only with its group's.
+    let _group = options
+        .raise_priority
+        .then(AutogroupPriority::raise)
+        .flatten();
     let mut runs = Vec::new();
     for &cpu in cpus {
         let setup = RampSetup {
@@ -365,15 +376,13 @@ fn run_of(
     } else {
         trials.iter().collect()
     };
+    // Power: the package's over each run. J/Gop: the run's energy charged to the work for
+    // the time its thread was on the CPU (crate::energy).
     let energy_trials: Vec<(f64, f64)> = kept
         .iter()
         .filter_map(|t| {
-            let (uj, on_cpu_ns) = t.energy?;
-            let joules = uj as f64 / 1e6;
-            Some((
-                joules / (on_cpu_ns.max(1) as f64 / 1e9),
-                joules / (t.operations as f64 / 1e9),
-            ))
+            let energy = t.energy?;
+            Some((energy.power_w(), energy.j_per_gop(t.operations)?))
         })
         .collect();
     let median = |mut values: Vec<f64>| crate::stats::median(&mut values).unwrap_or(0.0);
@@ -399,6 +408,7 @@ fn run_of(
         j_per_gop: statistic(energy_trials.iter().map(|e| e.1)),
         pinned: Some(trials.iter().all(|t| t.conditions.pinned)),
         nice: trials.iter().map(|t| t.conditions.nice).max(),
+        group_nice: trials.iter().filter_map(|t| t.conditions.group_nice).max(),
         other_clock: Some(ClockView {
             clock: Clock::Wall,
             windows: windows(kept.iter().map(|t| &t.wall)),

@@ -79,16 +79,6 @@ pub fn median(values: &mut [f64]) -> Option<f64> {
     })
 }
 
-/// The energy used between two readings of a RAPL counter that wraps at `range` µJ
-/// (`kernel.md` §5): one wrap at most, so sample more often than a wrap takes.
-pub fn energy_delta_uj(before: u64, after: u64, range: u64) -> u64 {
-    if after >= before {
-        after - before
-    } else {
-        after + range.saturating_sub(before)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -115,13 +105,5 @@ mod tests {
         assert_eq!(median(&mut [3.0, 1.0, 2.0]), Some(2.0));
         assert_eq!(median(&mut [4.0, 1.0, 3.0, 2.0]), Some(2.5));
         assert_eq!(median(&mut []), None);
-    }
-
-    #[test]
-    fn energy_wraps_once() {
-        assert_eq!(energy_delta_uj(100, 250, 1000), 150);
-        // Intel's range (2^-14 J units): 262143328850 µJ.
-        assert_eq!(energy_delta_uj(262_143_328_000, 150, 262_143_328_850), 1000);
-        assert_eq!(energy_delta_uj(5, 5, 10), 0);
     }
 }

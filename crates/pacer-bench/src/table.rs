@@ -8,6 +8,7 @@ use pacer_core::i18n::{fill, gettext};
 use pacer_core::values::CoreType;
 
 use crate::report::{Clock, RampReport, RampRun, Settings};
+use crate::sched::Quiet;
 use crate::stats::Statistic;
 use crate::trace::WINDOWS_MS;
 
@@ -145,7 +146,12 @@ impl RampTable {
         rows.push(figure(gettext("Throughput (Mops/s)"), true, &|run| {
             number(run.steady_mops.as_ref(), 1)
         }));
-        rows.push(heading(gettext("Energy:")));
+        // The RAPL domain the figures come from, where one could be read.
+        let energy_domain = runs.iter().find_map(|run| run.energy_domain.as_deref());
+        rows.push(heading(match energy_domain {
+            Some(domain) => fill(gettext("Energy ({domain}):"), &[("domain", &domain)]),
+            None => gettext("Energy:"),
+        }));
         rows.push(figure(gettext("Average power (W)"), true, &|run| {
             number(run.power_w.as_ref(), 2)
         }));
@@ -184,12 +190,33 @@ impl RampTable {
                 run.repeated_trials.to_string()
             }
         }));
+        rows.push(figure(gettext("CPU busy before (%)"), true, &|run| {
+            number(
+                run.quiet
+                    .as_ref()
+                    .and_then(|quiet| quiet.busy_pct)
+                    .map(Statistic::exact)
+                    .as_ref(),
+                0,
+            )
+        }));
         rows.push(figure(
             gettext("Tasks runnable on it before"),
             true,
-            &|run| match run.quiet.as_ref().and_then(|quiet| quiet.runnable_on_cpu) {
-                Some(runnable) => runnable.to_string(),
-                None => number(None, 0),
+            &|run| match run.quiet.as_ref() {
+                Some(Quiet {
+                    runnable_on_cpu: Some(runnable),
+                    all_tasks_seen,
+                    ..
+                }) => {
+                    if *all_tasks_seen == Some(false) {
+                        // Some tasks were hidden: the count is of those seen.
+                        fill(gettext("{count} seen"), &[("count", runnable)])
+                    } else {
+                        runnable.to_string()
+                    }
+                }
+                _ => number(None, 0),
             },
         ));
         rows.push(figure(
@@ -360,10 +387,13 @@ pub(crate) mod tests {
             .collect();
         p_core.disturbed_trials = 1;
         p_core.repeated_trials = 2;
-        p_core.quiet = Some(crate::sched::Quiet {
+        p_core.energy_domain = Some("package-0".into());
+        p_core.quiet = Some(Quiet {
             load_1m: Some(0.5),
+            busy_pct: Some(3.2),
             runnable_on_cpu: Some(0),
             bound_to_cpu: Some(1),
+            all_tasks_seen: Some(false),
         });
         RampReport {
             schema: crate::report::SCHEMA,
@@ -398,8 +428,8 @@ pub(crate) mod tests {
         );
         // A heading, 7 windows and the convergence; a heading and throughput; a heading,
         // power and efficiency; a heading, off-CPU time, interruptions, disturbed trials and
-        // repeats and runnable tasks; how the thread ran.
-        assert_eq!(table.rows.len(), 21);
+        // repeats, the CPU's busy share and runnable tasks; how the thread ran.
+        assert_eq!(table.rows.len(), 22);
         let headings: Vec<&str> = table
             .rows
             .iter()
@@ -411,7 +441,7 @@ pub(crate) mod tests {
             [
                 "Ramp-up (average throughput in window / steady):",
                 "Steady-state:",
-                "Energy:",
+                "Energy (package-0):",
                 "Scheduler (its time left out above):"
             ]
         );
@@ -425,9 +455,12 @@ pub(crate) mod tests {
         assert_eq!(table.rows[15].cells[0], "1.5 ± 0.5");
         assert_eq!(table.rows[17].cells[0], "1 of 5");
         assert_eq!(table.rows[18].cells[0], "2");
-        assert_eq!(table.rows[19].cells[0], "0");
-        assert_eq!(table.rows[20].label, "Pinned (nice level)");
-        assert_eq!(table.rows[20].cells[0], "yes (-20)");
+        assert_eq!(table.rows[19].label, "CPU busy before (%)");
+        assert_eq!(table.rows[19].cells[0], "3");
+        assert_eq!(table.rows[19].cells[1], "—");
+        assert_eq!(table.rows[20].cells[0], "0 seen");
+        assert_eq!(table.rows[21].label, "Pinned (nice level)");
+        assert_eq!(table.rows[21].cells[0], "yes (-20)");
         assert_eq!(
             table.settings_line,
             "Settings: intel_pstate active, governor powersave, EPP —, EAS off, turbo ?"
@@ -457,7 +490,7 @@ pub(crate) mod tests {
         let report = report();
         let text = RampTable::new(&[(None, &report)]).to_text();
         let lines: Vec<&str> = text.lines().collect();
-        assert_eq!(lines.len(), 23);
+        assert_eq!(lines.len(), 24);
         assert_eq!(
             lines[0],
             "                                                  P-core (CPU 3)  E-core (CPU 15)"
@@ -471,7 +504,7 @@ pub(crate) mod tests {
             lines[9],
             "Convergence to 95% (ms)                                        5                5"
         );
-        assert!(lines[22].starts_with("Settings: intel_pstate"));
+        assert!(lines[23].starts_with("Settings: intel_pstate"));
         // Without reports: an empty header line and no settings.
         let empty = RampTable::new(&[]).to_text();
         assert!(empty.starts_with("\nRamp-up"));
@@ -484,7 +517,7 @@ pub(crate) mod tests {
         let table = RampTable::new(&[(Some("governor=schedutil,epp=\"power\""), &report)]);
         let csv = table.to_csv();
         let lines: Vec<&str> = csv.split_terminator("\r\n").collect();
-        assert_eq!(lines.len(), 1 + 21);
+        assert_eq!(lines.len(), 1 + 22);
         assert_eq!(
             lines[0],
             ",\"governor=schedutil,epp=\"\"power\"\" P-core (CPU 3)\",\
@@ -503,7 +536,8 @@ pub(crate) mod tests {
              Interruptions,3 ± 1,—\r\n\
              Disturbed trials,1 of 5,—\r\n\
              Trials repeated,2,—\r\n\
-             Tasks runnable on it before,0,—\r\n\
+             CPU busy before (%),3,—\r\n\
+             Tasks runnable on it before,0 seen,—\r\n\
              Pinned (nice level),yes (-20),yes (-20)\r\n"
         ));
         assert_eq!(csv_field("a\nb"), "\"a\nb\"");
