@@ -515,9 +515,54 @@ check_measure() {
   # What the scheduler did, reported beside the figures: as root at nice -20 other tasks
   # should seldom take the CPU.
   if jq -e '.runs[0] | (.off_cpu_ms.median != null) and (.interruptions.median != null) and (.per_trial | length > 0) and (.quiet != null)' <<< "${json:-null}" > /dev/null 2>&1; then
-    ok "[$b] the report says what the scheduler did: $(jq -r '.runs[0] | "\(.off_cpu_ms.median * 10 | floor / 10) ms off the CPU, \(.interruptions.median) interruptions a trial, \(.disturbed_trials) disturbed, \(.quiet.runnable_on_cpu) tasks runnable before"' <<< "$json")"
+    ok "[$b] the report says what the scheduler did: $(jq -r '.runs[0] | "\(.off_cpu_ms.median * 10 | floor / 10) ms off the CPU, \(.interruptions.median) interruptions a trial, \(.disturbed_trials) disturbed, CPU 1 \(.quiet.busy_pct | floor) % busy and \(.quiet.runnable_on_cpu) tasks seen runnable there before"' <<< "$json")"
   else
     bad "[$b] the ramp's report lacks the scheduler's figures: $(jq -c '.runs[0] | {off_cpu_ms, interruptions, quiet}' <<< "${json:-null}" 2> /dev/null | cut -c1-200)"
+  fi
+  check_measure_busy
+}
+
+# What the scheduler does to the helper's measurements, with nothing looking at the helper
+# meanwhile (the thread watch above wakes systemd every 50 ms, which takes CPU 1 now and
+# then). First a quiet CPU 1: at nice -20 other tasks should seldom take it. Then a busy
+# desktop: a CPU-bound task of alice's on CPU 1, at the default nice level, in user.slice
+# as her session's processes are. The unit's ProtectProc=invisible hides it from the
+# helper, but not the kernel's count of CPU 1's busy time. CFS shares a CPU between task
+# groups by their weight, and a thread's nice counts only within its group: between cgroups
+# (where the CPU controller is on: the helper's pacer.slice weighs 10000 beside user.slice's
+# 100) and between sessions' autogroups (where tasks are in no CPU cgroup, as on this host:
+# the helper raises its group to nice -20 while it measures). Either way the task should
+# get about 1 % of the CPU, some 13 ms of a 1.3 s trial, not the half it gets otherwise.
+check_measure_busy() {
+  local b=$BUS_IMPL json cgroup
+  json=$(as_user alice pacerctl measure ramp --cpu 1 --trials 3 --json 2> "$WORK/ramp-quiet.err")
+  log "ramp on a quiet CPU: $(jq -c '.runs[0] | {quiet, off_cpu_ms, interruptions, per_trial}' <<< "${json:-null}" 2> /dev/null)"
+  if jq -e '.runs[0] | (.per_trial | length) == 3 and .interruptions.median <= 15 and .off_cpu_ms.median <= 13' <<< "${json:-null}" > /dev/null 2>&1; then
+    ok "[$b] on a quiet CPU 1 other tasks seldom took it from the helper: $(jq -r '.runs[0] | "\(.interruptions.median) interruptions and \(.off_cpu_ms.median * 10 | floor / 10) ms off the CPU a 1300 ms trial (median of 3)"' <<< "$json")"
+  else
+    bad "[$b] the helper's measurement on a quiet CPU: $(jq -c '.runs[0] | {interruptions, off_cpu_ms, quiet}' <<< "${json:-null}" 2> /dev/null | cut -c1-300) $(tr '\n' ' ' < "$WORK/ramp-quiet.err" | cut -c1-200)"
+  fi
+  inside systemd-run --quiet --unit=alice-busy --uid=alice --slice=user.slice -p CPUAffinity=1 \
+    -p RuntimeMaxSec=120 /bin/sh -c 'while :; do :; done'
+  sleep 0.5
+  json=$(as_user alice pacerctl measure ramp --cpu 1 --trials 3 --json 2> "$WORK/ramp-busy.err")
+  cgroup=$(inside sh -c 'grep "^0::" /proc/$(systemctl show -p MainPID --value pacer-helper.service)/cgroup' 2>&1)
+  inside systemctl stop alice-busy.service
+  if [ "$cgroup" = "0::/pacer.slice/pacer-helper.service" ]; then
+    ok "[$b] the helper runs in pacer.slice, beside user.slice ($cgroup)"
+  else
+    bad "[$b] the helper's cgroup: $cgroup"
+  fi
+  log "ramp beside a busy task: $(jq -c '.runs[0] | {quiet, off_cpu_ms, interruptions, per_trial}' <<< "${json:-null}" 2> /dev/null)"
+  if jq -e '.runs[0].quiet | .busy_pct >= 80 and .all_tasks_seen == false' <<< "${json:-null}" > /dev/null 2>&1; then
+    ok "[$b] the helper saw CPU 1 $(jq -r '.runs[0].quiet.busy_pct | floor' <<< "$json") % busy before measuring, though alice's task there is hidden from it (all tasks seen: false)"
+  else
+    bad "[$b] the quiet check beside alice's busy task: $(jq -c '.runs[0].quiet' <<< "${json:-null}" 2> /dev/null) $(tr '\n' ' ' < "$WORK/ramp-busy.err" | cut -c1-200)"
+  fi
+  if jq -e '.runs[0] | .disturbed_trials == 0 and (.per_trial | length) == 3 and ([.per_trial[].off_cpu_ms] | max) <= 39' <<< "${json:-null}" > /dev/null 2>&1; then
+    ok "[$b] at nice -20 (its autogroup at $(jq -r '.runs[0].group_nice' <<< "$json")) alice's busy task took $(jq -r '[.runs[0].per_trial[].off_cpu_ms | . * 10 | floor / 10] | join(", ")' <<< "$json") ms of the 1300 ms trials (at most 3 %), $(jq -r '[.runs[0].per_trial[].interruptions] | join(", ")' <<< "$json") interruptions; no trial disturbed"
+  else
+    bad "[$b] beside alice's busy task: $(jq -c '.runs[0] | {disturbed_trials, per_trial}' <<< "${json:-null}" 2> /dev/null | cut -c1-300)"
   fi
 }
 

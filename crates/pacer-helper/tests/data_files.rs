@@ -122,6 +122,7 @@ fn the_unit_is_hardened_to_an_exposure_of_at_most_1_5() {
         "CapabilityBoundingSet=CAP_SYS_NICE CAP_SYS_ADMIN",
         "StateDirectory=pacer-helper",
         "Restart=on-failure",
+        "Slice=pacer.slice",
     ] {
         assert!(unit.contains(needed), "{needed}");
     }
@@ -140,4 +141,23 @@ fn the_activation_file_names_the_unit() {
     assert!(service.contains("Name=io.github.pacerapp.Pacer.Helper1\n"));
     assert!(service.contains("SystemdService=pacer-helper.service\n"));
     assert!(service.contains("User=root\n"));
+}
+
+#[test]
+fn the_slice_weighs_the_helper_above_the_other_top_slices() {
+    let slice = data("pacer.slice");
+    let text = std::fs::read_to_string(&slice).unwrap();
+    // 100 times user.slice's and system.slice's default weight (CFS weights count among
+    // siblings only; nice does not cross cgroups).
+    assert!(text.contains("\nCPUWeight=10000\n"), "{text}");
+    let output = Command::new("systemd-analyze")
+        .args(["verify", "--no-pager"])
+        .arg(&slice)
+        .output()
+        .expect("systemd-analyze runs");
+    let complaints = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success() && complaints.trim().is_empty(),
+        "{complaints}"
+    );
 }
