@@ -4,6 +4,7 @@
 use pacer_core::findings::FixAction;
 use pacer_core::i18n::gettext;
 use pacer_core::profile::{client, ProfileState};
+use pacer_core::values::{DriverMode, Epp, Governor};
 use pacer_dbus::client::{call, ClientError};
 use pacer_dbus::{ErrorKind, Helper1Proxy, HelperError};
 
@@ -13,11 +14,11 @@ pub enum Change {
     Profile(String),
     Governor {
         policies: Vec<u32>,
-        governor: String,
+        governor: Governor,
     },
     Epp {
         policies: Vec<u32>,
-        epp: String,
+        epp: Epp,
     },
     /// Turbo/boost on every active policy.
     Boost {
@@ -25,7 +26,7 @@ pub enum Change {
         enabled: bool,
     },
     Eas(bool),
-    DriverMode(String),
+    DriverMode(DriverMode),
 }
 
 /// Why a change did not happen, in words, and whether the kernel refused it for now (so
@@ -50,7 +51,7 @@ impl Change {
             }],
             FixAction::SetEpp { epp, policies } => vec![Change::Epp {
                 policies: policies.clone(),
-                epp: epp.clone(),
+                epp: *epp,
             }],
             FixAction::EnableTurbo => vec![Change::Boost {
                 policies: Vec::new(),
@@ -62,11 +63,11 @@ impl Change {
             } => {
                 let mut steps = Vec::new();
                 if *passive_mode {
-                    steps.push(Change::DriverMode("passive".to_owned()));
+                    steps.push(Change::DriverMode(DriverMode::Passive));
                 }
                 steps.push(Change::Governor {
                     policies: policies.clone(),
-                    governor: "schedutil".to_owned(),
+                    governor: Governor::schedutil(),
                 });
                 steps
             }
@@ -130,14 +131,18 @@ pub async fn apply(
     // Bounded like every call to the helper: polkit may ask for a password first.
     match change {
         Change::Governor { policies, governor } => {
-            call(helper.set_governor(&or_all(policies), governor)).await?;
+            call(helper.set_governor(&or_all(policies), governor.as_str())).await?;
         }
-        Change::Epp { policies, epp } => drop(call(helper.set_epp(&or_all(policies), epp)).await?),
+        Change::Epp { policies, epp } => {
+            call(helper.set_epp(&or_all(policies), &epp.to_string())).await?;
+        }
         Change::Boost { policies, enabled } => {
             call(helper.set_boost(&or_all(policies), *enabled)).await?;
         }
         Change::Eas(enabled) => drop(call(helper.set_eas(*enabled)).await?),
-        Change::DriverMode(mode) => drop(call(helper.set_driver_mode(mode)).await?),
+        Change::DriverMode(mode) => {
+            call(helper.set_driver_mode(&mode.to_string())).await?;
+        }
         Change::Profile(_) => {}
     }
     Ok(())
@@ -165,7 +170,14 @@ mod tests {
             policies: vec![0, 1],
         };
         let steps = Change::steps_of(&schedutil);
-        assert_eq!(steps[0], Change::DriverMode("passive".into()));
+        assert_eq!(steps[0], Change::DriverMode(DriverMode::Passive));
+        assert_eq!(
+            steps[1],
+            Change::Governor {
+                policies: vec![0, 1],
+                governor: Governor::schedutil()
+            }
+        );
         assert!(steps.iter().all(Change::needs_helper));
         let stop = FixAction::StopManagers {
             keep: "power-profiles-daemon".into(),

@@ -4,12 +4,11 @@
 //! explained where the control is.
 
 use std::cell::Cell;
-use std::collections::BTreeSet;
 use std::rc::Rc;
 
 use pacer_core::i18n::{fill, gettext};
 use pacer_core::machine::{cores_heading, Policy, Snapshot};
-use pacer_core::values::CoreType;
+use pacer_core::values::{CoreType, Epp, Governor};
 use pacer_core::CpuSet;
 use relm4::prelude::*;
 use relm4::{adw, gtk};
@@ -18,61 +17,52 @@ use adw::prelude::*;
 
 use crate::change::Change;
 
-/// A selector's options and what the policies it covers have now.
+/// A selector's options (kernel values: governors, EPP) and what the policies it covers
+/// have now.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Choice {
+pub struct Choice<T> {
     /// What every covered policy offers.
-    pub options: Vec<String>,
+    pub options: Vec<T>,
     /// The value all covered policies share; `None` when they differ or it is unknown.
-    pub current: Option<String>,
+    pub current: Option<T>,
 }
 
-impl Choice {
+impl<T: Clone + PartialEq> Choice<T> {
     fn of(
         policies: &[&Policy],
-        options: impl Fn(&Policy) -> Option<Vec<String>>,
-        value: impl Fn(&Policy) -> Option<String>,
-    ) -> Option<Choice> {
+        options: impl Fn(&Policy) -> Option<&Vec<T>>,
+        value: impl Fn(&Policy) -> Option<T>,
+    ) -> Option<Choice<T>> {
         let mut lists = policies.iter().map(|p| options(p));
-        let first = lists.next()??;
+        let first = lists.next()??.clone();
         // Only what every policy takes: one write must succeed on all of them.
-        let offered: Vec<String> = lists.try_fold(first, |common, list| {
+        let offered: Vec<T> = lists.try_fold(first, |common, list| {
             let list = list?;
             Some(common.into_iter().filter(|o| list.contains(o)).collect())
         })?;
-        let values: BTreeSet<Option<String>> = policies.iter().map(|p| value(p)).collect();
-        let current = match values.into_iter().collect::<Vec<_>>().as_slice() {
-            [Some(one)] => Some(one.clone()),
-            _ => None,
-        };
+        let mut values = policies.iter().map(|p| value(p));
+        let first_value = values.next().flatten();
+        let current = first_value.filter(|first| values.all(|v| v.as_ref() == Some(first)));
         Some(Choice {
             options: offered,
             current,
         })
     }
+}
 
-    fn governor(policies: &[&Policy]) -> Option<Choice> {
+impl Choice<Governor> {
+    fn governor(policies: &[&Policy]) -> Option<Choice<Governor>> {
         Choice::of(
             policies,
-            |p| {
-                p.available_governors
-                    .as_ref()
-                    .map(|list| list.iter().map(ToString::to_string).collect())
-            },
-            |p| p.governor.as_ref().map(ToString::to_string),
+            |p| p.available_governors.as_ref(),
+            |p| p.governor.clone(),
         )
     }
+}
 
-    fn epp(policies: &[&Policy]) -> Option<Choice> {
-        Choice::of(
-            policies,
-            |p| {
-                p.available_epp
-                    .as_ref()
-                    .map(|list| list.iter().map(ToString::to_string).collect())
-            },
-            |p| p.epp.map(|epp| epp.to_string()),
-        )
+impl Choice<Epp> {
+    fn epp(policies: &[&Policy]) -> Option<Choice<Epp>> {
+        Choice::of(policies, |p| p.available_epp.as_ref(), |p| p.epp)
     }
 }
 
@@ -81,8 +71,8 @@ impl Choice {
 pub struct Selectors {
     pub title: String,
     pub policies: Vec<u32>,
-    pub governor: Option<Choice>,
-    pub epp: Option<Choice>,
+    pub governor: Option<Choice<Governor>>,
+    pub epp: Option<Choice<Epp>>,
     /// Why EPP cannot be chosen now, when the kernel would refuse it.
     pub epp_locked: Option<String>,
 }
@@ -118,8 +108,8 @@ impl Selectors {
 struct Shape {
     title: String,
     policies: Vec<u32>,
-    governors: Option<Vec<String>>,
-    epps: Option<Vec<String>>,
+    governors: Option<Vec<Governor>>,
+    epps: Option<Vec<Epp>>,
 }
 
 /// A core type's group: its selectors, and each of its policies.
@@ -196,8 +186,8 @@ impl CpusView {
 #[derive(Debug)]
 struct SelectorRows {
     policies: Vec<u32>,
-    governor: Option<(adw::ComboRow, Vec<String>)>,
-    epp: Option<(adw::ComboRow, Vec<String>)>,
+    governor: Option<(adw::ComboRow, Vec<Governor>)>,
+    epp: Option<(adw::ComboRow, Vec<Epp>)>,
 }
 
 #[derive(Debug)]
@@ -271,7 +261,8 @@ impl SimpleComponent for CpusPage {
             CpusMsg::Editable(editable) => {
                 self.editable = editable;
                 for rows in &self.rows {
-                    for (row, _) in rows.governor.iter().chain(&rows.epp) {
+                    let governor = rows.governor.iter().map(|(row, _)| row);
+                    for row in governor.chain(rows.epp.iter().map(|(row, _)| row)) {
                         row.set_sensitive(editable);
                     }
                 }
@@ -367,22 +358,16 @@ impl CpusPage {
             Some(expander) => expander.add_row(row),
             None => group.add(row),
         };
-        let combo = |title: String, choice: &Choice, make: fn(Vec<u32>, String) -> Change| {
-            let names: Vec<&str> = choice.options.iter().map(String::as_str).collect();
+        let combo = |title: String, choice_names: Vec<String>, choose: Box<dyn Fn(usize)>| {
+            let names: Vec<&str> = choice_names.iter().map(String::as_str).collect();
             let row = adw::ComboRow::builder()
                 .title(title.as_str())
                 .model(&gtk::StringList::new(&names))
                 .build();
-            let options = choice.options.clone();
-            let policies = selectors.policies.clone();
             let guard = Rc::clone(&self.updating);
-            let input = sender.input_sender().clone();
             row.connect_selected_notify(move |row| {
-                if guard.get() {
-                    return;
-                }
-                if let Some(value) = options.get(row.selected() as usize) {
-                    input.emit(CpusMsg::Chose(make(policies.clone(), value.clone())));
+                if !guard.get() {
+                    choose(row.selected() as usize);
                 }
             });
             place(&row);
@@ -399,17 +384,41 @@ impl CpusPage {
                 what
             }
         };
+        // The change that choosing option `index` of `options` asks for.
+        fn chooser<T: Clone + 'static>(
+            options: &[T],
+            policies: &[u32],
+            sender: &ComponentSender<CpusPage>,
+            make: fn(Vec<u32>, T) -> Change,
+        ) -> Box<dyn Fn(usize)> {
+            let options = options.to_vec();
+            let policies = policies.to_vec();
+            let input = sender.input_sender().clone();
+            Box::new(move |index| {
+                if let Some(value) = options.get(index) {
+                    input.emit(CpusMsg::Chose(make(policies.clone(), value.clone())));
+                }
+            })
+        }
+        fn names<T: ToString>(options: &[T]) -> Vec<String> {
+            options.iter().map(ToString::to_string).collect()
+        }
         let governor = selectors.governor.as_ref().map(|choice| {
-            let row = combo(title(gettext("Governor")), choice, |policies, governor| {
-                Change::Governor { policies, governor }
-            });
+            let make: fn(Vec<u32>, Governor) -> Change =
+                |policies, governor| Change::Governor { policies, governor };
+            let row = combo(
+                title(gettext("Governor")),
+                names(&choice.options),
+                chooser(&choice.options, &selectors.policies, sender, make),
+            );
             (row, choice.options.clone())
         });
         let epp = selectors.epp.as_ref().map(|choice| {
+            let make: fn(Vec<u32>, Epp) -> Change = |policies, epp| Change::Epp { policies, epp };
             let row = combo(
                 title(gettext("Energy-performance preference")),
-                choice,
-                |policies, epp| Change::Epp { policies, epp },
+                names(&choice.options),
+                chooser(&choice.options, &selectors.policies, sender, make),
             );
             (row, choice.options.clone())
         });
@@ -434,20 +443,22 @@ impl CpusPage {
             .collect();
         for (rows, selectors) in self.rows.iter().zip(all) {
             debug_assert_eq!(rows.policies, selectors.policies);
-            let show = |row: &adw::ComboRow, options: &[String], choice: &Choice| match choice
-                .current
-                .as_ref()
-                .and_then(|c| options.iter().position(|o| o == c))
-            {
-                Some(index) => {
-                    row.set_selected(index as u32);
-                    row.set_subtitle("");
+            fn show<T: PartialEq>(row: &adw::ComboRow, options: &[T], choice: &Choice<T>) {
+                match choice
+                    .current
+                    .as_ref()
+                    .and_then(|c| options.iter().position(|o| o == c))
+                {
+                    Some(index) => {
+                        row.set_selected(index as u32);
+                        row.set_subtitle("");
+                    }
+                    None => {
+                        row.set_selected(gtk::INVALID_LIST_POSITION);
+                        row.set_subtitle(&gettext("Differs between policies"));
+                    }
                 }
-                None => {
-                    row.set_selected(gtk::INVALID_LIST_POSITION);
-                    row.set_subtitle(&gettext("Differs between policies"));
-                }
-            };
+            }
             if let (Some((row, options)), Some(choice)) = (&rows.governor, &selectors.governor) {
                 show(row, options, choice);
                 row.set_sensitive(self.editable);
@@ -484,8 +495,11 @@ mod tests {
         assert_eq!(view.groups[0].core_type, Some(CoreType::Performance));
         assert_eq!(view.groups[0].each.len(), 8);
         let governor = view.groups[0].all.governor.as_ref().unwrap();
-        assert_eq!(governor.options, ["performance", "powersave"]);
-        assert_eq!(governor.current.as_deref(), Some("powersave"));
+        assert_eq!(
+            governor.options,
+            [Governor::performance(), Governor::powersave()]
+        );
+        assert_eq!(governor.current, Some(Governor::powersave()));
         assert!(view.groups[0].all.epp_locked.is_none());
     }
 

@@ -352,7 +352,7 @@ impl SimpleComponent for OverviewPage {
             }
             OverviewMsg::ModeChosen(index) => {
                 if let Some(mode) = self.modes.get(index as usize) {
-                    let _ = sender.output(Change::DriverMode(mode.to_string()));
+                    let _ = sender.output(Change::DriverMode(*mode));
                 }
             }
             OverviewMsg::BoostSet(enabled) => {

@@ -43,11 +43,11 @@ pub enum FixAction {
         back: String,
     },
     SetGovernor {
-        governor: String,
+        governor: Governor,
         policies: Vec<u32>,
     },
     SetEpp {
-        epp: String,
+        epp: Epp,
         policies: Vec<u32>,
     },
     /// Keep one power manager, stop the others.
@@ -136,7 +136,7 @@ pub fn evaluate(inputs: FindingInputs<'_>) -> Vec<Finding> {
     // the performance profile), the pinned EPP is what it wants.
     let daemon_sets_performance = matches!(
         &expectation,
-        Some((_, Ok(expected))) if expected.governor == Some(Governor::PERFORMANCE)
+        Some((_, Ok(expected))) if expected.governor.as_ref().is_some_and(|g| g.is(Governor::PERFORMANCE))
     );
     let forced = if daemon_sets_performance {
         Vec::new()
@@ -218,7 +218,7 @@ fn forced_by_governor(
                 ],
             ),
             action: FixAction::SetGovernor {
-                governor: Governor::POWERSAVE.to_owned(),
+                governor: Governor::powersave(),
                 policies: forced.clone(),
             },
         },
@@ -316,14 +316,18 @@ fn governor_mismatch(
     findings: &mut Vec<Finding>,
 ) {
     // Only setpolicy drivers: in passive mode the daemon does not drive the governor.
-    let Some(governor) = expected.governor.filter(|_| snapshot.driver.is_setpolicy()) else {
+    let Some(governor) = expected
+        .governor
+        .as_ref()
+        .filter(|_| snapshot.driver.is_setpolicy())
+    else {
         return;
     };
     let by_actual = group_by(active, forced, |policy| {
         policy
             .governor
             .as_ref()
-            .filter(|actual| !actual.is(governor))
+            .filter(|actual| *actual != governor)
             .map(ToString::to_string)
     });
     for (actual, policies) in by_actual {
@@ -332,7 +336,7 @@ fn governor_mismatch(
             kind: FindingKind::GovernorMismatch,
             severity: Severity::Warning,
             policies: policies.clone(),
-            expected: Some(governor.to_owned()),
+            expected: Some(governor.to_string()),
             actual: Some(actual.clone()),
             summary: fill(
                 gettext("The governor is {actual} on policy {policies}, but the {profile} profile sets {expected}"),
@@ -348,11 +352,11 @@ fn governor_mismatch(
                     &[
                         ("policies", &set),
                         ("expected", &governor),
-                        ("command", &sysfs_command(governor, &policies, "scaling_governor")),
+                        ("command", &sysfs_command(governor.as_str(), &policies, "scaling_governor")),
                     ],
                 ),
                 action: FixAction::SetGovernor {
-                    governor: governor.to_owned(),
+                    governor: governor.clone(),
                     policies,
                 },
             },
@@ -378,6 +382,10 @@ fn mixed_epp(
         return;
     };
     let common = common.clone();
+    // The key is the kernel's text of an EPP value, which reads back as that value.
+    let Ok(common_epp) = common.parse::<Epp>() else {
+        return;
+    };
     let others: Vec<u32> = by_value
         .iter()
         .filter(|(value, _)| **value != common)
@@ -418,7 +426,7 @@ fn mixed_epp(
                 ],
             ),
             action: FixAction::SetEpp {
-                epp: common.clone(),
+                epp: common_epp,
                 policies: others,
             },
         },

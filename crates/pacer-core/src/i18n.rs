@@ -31,11 +31,33 @@ pub const fn gettext_noop(text: &'static str) -> &'static str {
     text
 }
 
-/// Replaces each `{name}` in a translated template with its value.
+/// Replaces each `{name}` in a translated template with its value, in one pass over the
+/// template: a value is never searched for placeholders itself (a governor or file name
+/// that reads `{error}` stays as it is). A placeholder with no value is left as written.
 pub fn fill(template: String, args: &[(&str, &dyn Display)]) -> String {
-    args.iter().fold(template, |text, (name, value)| {
-        text.replace(&format!("{{{name}}}"), &value.to_string())
-    })
+    let mut out = String::with_capacity(template.len());
+    let mut rest = template.as_str();
+    while let Some(open) = rest.find('{') {
+        out.push_str(&rest[..open]);
+        let after = &rest[open + 1..];
+        let value = after.find('}').and_then(|close| {
+            let name = &after[..close];
+            let (_, value) = args.iter().find(|(arg, _)| *arg == name)?;
+            Some((value, close))
+        });
+        match value {
+            Some((value, close)) => {
+                out.push_str(&value.to_string());
+                rest = &after[close + 1..];
+            }
+            None => {
+                out.push('{');
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 #[cfg(test)]
@@ -49,5 +71,25 @@ mod tests {
             &[("file", &"/sys/x"), ("error", &13)],
         );
         assert_eq!(text, "/sys/x: 13 (/sys/x)");
+    }
+
+    #[test]
+    fn a_value_is_never_filled_itself() {
+        let text = fill(
+            "{file}: {error}".to_owned(),
+            &[("file", &"{error}"), ("error", &"denied")],
+        );
+        assert_eq!(text, "{error}: denied");
+        let text = fill("{a}{b}".to_owned(), &[("a", &"{b"), ("b", &"}")]);
+        assert_eq!(text, "{b}");
+    }
+
+    #[test]
+    fn unknown_and_unclosed_braces_stay() {
+        let args: &[(&str, &dyn Display)] = &[("n", &1)];
+        assert_eq!(fill("{x} {n} {".to_owned(), args), "{x} 1 {");
+        assert_eq!(fill("{{n}}".to_owned(), args), "{1}");
+        assert_eq!(fill("ünï {n}ç".to_owned(), args), "ünï 1ç");
+        assert_eq!(fill(String::new(), args), "");
     }
 }

@@ -132,6 +132,19 @@ impl Governor {
     pub const PERFORMANCE: &'static str = "performance";
     pub const POWERSAVE: &'static str = "powersave";
 
+    /// The kernel's own governors that Pacer names itself.
+    pub fn schedutil() -> Governor {
+        Governor(Self::SCHEDUTIL.to_owned())
+    }
+
+    pub fn performance() -> Governor {
+        Governor(Self::PERFORMANCE.to_owned())
+    }
+
+    pub fn powersave() -> Governor {
+        Governor(Self::POWERSAVE.to_owned())
+    }
+
     pub fn as_str(&self) -> &str {
         &self.0
     }

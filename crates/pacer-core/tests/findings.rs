@@ -12,6 +12,7 @@ use pacer_core::machine::Snapshot;
 use pacer_core::managers::PowerManager;
 use pacer_core::profile::daemon::ProfileInfo;
 use pacer_core::profile::{DaemonKind, ProfileState};
+use pacer_core::values::Epp;
 use pacer_core::SysRoot;
 
 fn ppd(version: Option<&str>, cpu_driver: &str, active: &str) -> ProfileState {
@@ -185,7 +186,7 @@ fn mixed_epp_without_a_daemon_or_mapping() {
     assert_eq!(
         found[0].fix.action,
         FixAction::SetEpp {
-            epp: "balance_performance".into(),
+            epp: Epp::BalancePerformance,
             policies: vec![5]
         }
     );

@@ -188,14 +188,14 @@ pub async fn fix(root: &SysRoot, dry_run: bool, session: bool) -> anyhow::Result
                 let helper = connect(&mut connected, session).await?;
                 print_values(
                     &gettext("the governor"),
-                    &call(helper.set_governor(policies, governor)).await?,
+                    &call(helper.set_governor(policies, governor.as_str())).await?,
                 );
             }
             FixAction::SetEpp { epp, policies } => {
                 let helper = connect(&mut connected, session).await?;
                 print_values(
                     &gettext("the EPP"),
-                    &call(helper.set_epp(policies, epp)).await?,
+                    &call(helper.set_epp(policies, &epp.to_string())).await?,
                 );
             }
             FixAction::EnableTurbo => {

@@ -6,7 +6,7 @@ use std::fmt;
 
 use crate::i18n::{fill, gettext};
 use crate::machine::Driver;
-use crate::values::{DriverMode, Epp};
+use crate::values::{DriverMode, Epp, Governor};
 
 use super::daemon::{DaemonKind, ProfileState};
 
@@ -17,7 +17,7 @@ pub struct Expectation {
     pub epp: Vec<Epp>,
     pub epb: Vec<u8>,
     /// The governor the daemon sets or forces, where it does.
-    pub governor: Option<&'static str>,
+    pub governor: Option<Governor>,
 }
 
 /// Why there is no expectation to check against.
@@ -91,13 +91,13 @@ pub fn expectation(state: &ProfileState, driver: &Driver) -> Result<Expectation,
     let governor = if amd && version.at_least(0, 20) {
         // 0.20 on writes the governor at every switch, then the EPP.
         Some(if state.active == "performance" {
-            "performance"
+            Governor::performance()
         } else {
-            "powersave"
+            Governor::powersave()
         })
     } else {
         // intel_pstate (and amd_pstate in 0.13) force powersave once, at start.
-        Some("powersave")
+        Some(Governor::powersave())
     };
     Ok(Expectation { epp, epb, governor })
 }
@@ -285,7 +285,11 @@ mod tests {
             let row = format!("{version:?} {cpu} battery={battery:?} {profile}");
             assert_eq!(expected.epp, epp, "{row}");
             assert_eq!(expected.epb, epb, "{row}");
-            assert_eq!(expected.governor, Some(governor), "{row}");
+            assert_eq!(
+                expected.governor.as_ref().map(Governor::as_str),
+                Some(governor),
+                "{row}"
+            );
         }
     }
 
