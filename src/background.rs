@@ -132,8 +132,14 @@ impl Background {
     }
 
     /// Shows the new state in the tray, and notifies about new warnings when `notify`.
-    pub fn show(&mut self, status: &Status, notify: bool, sender: &ComponentSender<Window>) {
-        let view = TrayView::of(status);
+    pub fn show(
+        &mut self,
+        status: &Status,
+        helper_present: bool,
+        notify: bool,
+        sender: &ComponentSender<Window>,
+    ) {
+        let view = TrayView::of(status, helper_present);
         if view != self.shown {
             self.shown = view;
             self.update_tray();
@@ -143,7 +149,7 @@ impl Background {
             return;
         };
         for finding in new {
-            let (summary, body, fix) = notify::message(finding);
+            let (summary, body, fix) = notify::message(finding, helper_present);
             let proxy = proxy.clone();
             sender.oneshot_command(async move {
                 let sent = notify::send(&proxy, &summary, &body, fix.is_some()).await;

@@ -11,7 +11,7 @@ use relm4::{adw, gtk};
 use adw::prelude::*;
 
 use crate::a11y::labelled;
-use crate::change::Change;
+use crate::change::offered_fix;
 
 /// What a notice's button does.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -52,9 +52,7 @@ pub fn notices(facts: &BannerFacts<'_>) -> Vec<Notice> {
         findings.sort_by_key(|finding| finding.severity);
         let mut fix_offered = false;
         for finding in findings {
-            let steps = Change::steps_of(&finding.fix.action);
-            let fixable = !steps.is_empty()
-                && (facts.read_only.is_none() || steps.iter().all(|s| !s.needs_helper()));
+            let fix = offered_fix(finding, facts.read_only.is_none());
             let detail = fill(
                 gettext("{why}\nFix: {fix}"),
                 &[("why", &finding.detail), ("fix", &finding.fix.description)],
@@ -64,7 +62,7 @@ pub fn notices(facts: &BannerFacts<'_>) -> Vec<Notice> {
                 severity: finding.severity,
                 title: finding.summary.clone(),
                 detail: Some(detail),
-                action: fixable.then(|| {
+                action: fix.map(|fix| {
                     // Alt+F fixes the most severe finding.
                     let label = if fix_offered {
                         gettext("Fix")
@@ -72,7 +70,7 @@ pub fn notices(facts: &BannerFacts<'_>) -> Vec<Notice> {
                         gettext("_Fix")
                     };
                     fix_offered = true;
-                    (label, NoticeAction::Fix(finding.fix.action.clone()))
+                    (label, NoticeAction::Fix(fix.clone()))
                 }),
             });
         }

@@ -1,7 +1,7 @@
 //! A change the user asks for, and carrying it out: settings through pacer-helper, the power
 //! profile through the profile daemon (which asks polkit itself).
 
-use pacer_core::findings::FixAction;
+use pacer_core::findings::{Finding, FixAction};
 use pacer_core::i18n::gettext;
 use pacer_core::profile::{client, ProfileState};
 use pacer_core::values::{DriverMode, Epp, Governor};
@@ -80,6 +80,15 @@ impl Change {
     pub fn needs_helper(&self) -> bool {
         !matches!(self, Change::Profile(_))
     }
+}
+
+/// The fix Pacer offers for `finding`: one it carries out itself (not stopping another
+/// service), and whose steps it can take (those that need pacer-helper only while it is
+/// there). The one rule for the banner, the tray and notifications.
+pub fn offered_fix(finding: &Finding, helper_present: bool) -> Option<&FixAction> {
+    let steps = Change::steps_of(&finding.fix.action);
+    let possible = !steps.is_empty() && (helper_present || !steps.iter().any(Change::needs_helper));
+    possible.then_some(&finding.fix.action)
 }
 
 impl From<ClientError> for ChangeError {
@@ -184,5 +193,41 @@ mod tests {
             stop: vec!["tlp".into()],
         };
         assert!(Change::steps_of(&stop).is_empty());
+    }
+
+    fn finding(action: FixAction) -> Finding {
+        Finding {
+            kind: pacer_core::findings::FindingKind::TurboDisabled,
+            severity: pacer_core::findings::Severity::Warning,
+            policies: Vec::new(),
+            expected: None,
+            actual: None,
+            summary: "s".into(),
+            detail: "d".into(),
+            fix: pacer_core::findings::Fix {
+                action,
+                description: "f".into(),
+            },
+        }
+    }
+
+    #[test]
+    fn a_fix_is_offered_when_pacer_can_take_every_step() {
+        let turbo = finding(FixAction::EnableTurbo);
+        assert_eq!(offered_fix(&turbo, true), Some(&FixAction::EnableTurbo));
+        // Turbo is the helper's to switch.
+        assert_eq!(offered_fix(&turbo, false), None);
+        // The profile is the daemon's: no helper needed.
+        let cycle = finding(FixAction::CycleProfile {
+            away: "balanced".into(),
+            back: "performance".into(),
+        });
+        assert!(offered_fix(&cycle, false).is_some());
+        // Stopping another service is left to the user.
+        let stop = finding(FixAction::StopManagers {
+            keep: "power-profiles-daemon".into(),
+            stop: vec!["tlp".into()],
+        });
+        assert_eq!(offered_fix(&stop, true), None);
     }
 }

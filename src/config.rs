@@ -7,11 +7,6 @@ pub const APP_ID: &str = match option_env!("PACER_APP_ID") {
     None => "io.github.pacerapp.Pacer.Devel",
 };
 
-pub const LOCALEDIR: &str = match option_env!("PACER_LOCALEDIR") {
-    Some(dir) => dir,
-    None => "/usr/share/locale",
-};
-
 /// Where `pacer-helper` is installed (the demo on a simulated machine runs its own).
 pub const LIBEXECDIR: &str = match option_env!("PACER_LIBEXECDIR") {
     Some(dir) => dir,

@@ -90,7 +90,7 @@ fn skip_gl_for_the_cairo_renderer() {
 fn main() -> ExitCode {
     STARTED.get_or_init(Instant::now);
     skip_gl_for_the_cairo_renderer();
-    i18n::init(config::LOCALEDIR);
+    i18n::init();
     let options = Options::parse();
     // Opened once: the autostart check, the plot's rate and the window all read it.
     let settings = match settings::open() {

@@ -8,7 +8,7 @@ use pacer_core::findings::{Finding, FixAction, Severity};
 use pacer_core::i18n::gettext;
 use zbus::zvariant::Value;
 
-use crate::change::Change;
+use crate::change::offered_fix;
 use crate::config;
 
 /// The notification server's bus name.
@@ -67,13 +67,12 @@ impl Announcements {
 }
 
 /// What a notification about `finding` says, and the fix it offers (when Pacer can carry it
-/// out).
-pub fn message(finding: &Finding) -> (String, String, Option<FixAction>) {
-    let fixable = !Change::steps_of(&finding.fix.action).is_empty();
+/// out: see [`offered_fix`]).
+pub fn message(finding: &Finding, helper_present: bool) -> (String, String, Option<FixAction>) {
     (
         finding.summary.clone(),
         format!("{}\n{}", finding.detail, finding.fix.description),
-        fixable.then(|| finding.fix.action.clone()),
+        offered_fix(finding, helper_present).cloned(),
     )
 }
 

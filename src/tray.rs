@@ -20,7 +20,7 @@ use pacer_core::SysRoot;
 use relm4::gtk::glib;
 use relm4::Sender;
 
-use crate::change::Change;
+use crate::change::{offered_fix, Change};
 use crate::config;
 use crate::overview::profile_label;
 
@@ -70,7 +70,9 @@ pub fn icon_name(profile: Option<&str>, warning: bool) -> String {
 }
 
 impl TrayView {
-    pub fn of(status: &Status) -> TrayView {
+    /// The tray's view of `status`; fixes that need pacer-helper offered only when
+    /// `helper_present`.
+    pub fn of(status: &Status, helper_present: bool) -> TrayView {
         let profile = status.profile.as_ref();
         let warning = status
             .findings
@@ -133,10 +135,9 @@ impl TrayView {
                 .findings
                 .iter()
                 .map(|finding| {
-                    let fixable = !Change::steps_of(&finding.fix.action).is_empty();
                     (
                         finding.summary.clone(),
-                        fixable.then(|| finding.fix.action.clone()),
+                        offered_fix(finding, helper_present).cloned(),
                     )
                 })
                 .collect(),
@@ -403,7 +404,7 @@ mod tests {
         let mut status = status("intel-hybrid", &[(epp, "power")]);
         // Without a profile daemon the mixed EPP is information; as a warning it marks the icon.
         status.findings[0].severity = Severity::Warning;
-        let view = TrayView::of(&status);
+        let view = TrayView::of(&status, true);
         assert_eq!(view.cpus.len(), 16);
         assert_eq!(view.core_types.len(), 2);
         assert_eq!(view.core_types[0].core_type, Some(CoreType::Performance));

@@ -409,7 +409,9 @@ impl Window {
             .settings
             .as_ref()
             .is_none_or(|s| s.boolean(settings::NOTIFY_FINDINGS));
-        self.tray_and_notifications.show(&status, notify, sender);
+        let helper_present = !matches!(self.helper, Some(HelperLink::Missing(_)));
+        self.tray_and_notifications
+            .show(&status, helper_present, notify, sender);
         let types_known = self.status.as_ref().map(|s| core_types(&s.snapshot));
         if types_known != Some(core_types(&status.snapshot)) {
             self.plot.set_marks(marks(&status.snapshot));

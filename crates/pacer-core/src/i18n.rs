@@ -8,19 +8,26 @@ pub use gettextrs::{gettext, ngettext};
 /// The gettext domain of every Pacer binary.
 pub const DOMAIN: &str = "pacer";
 
-/// Binds the `pacer` domain to `localedir` and picks up the user's locale. A failure only
+/// Where the translations are installed: meson sets it at build time (`option_env!`, so a
+/// plain `cargo build` gets the usual place).
+pub const LOCALEDIR: &str = match option_env!("PACER_LOCALEDIR") {
+    Some(dir) => dir,
+    None => "/usr/share/locale",
+};
+
+/// Binds the `pacer` domain to [`LOCALEDIR`] and picks up the user's locale. A failure only
 /// means untranslated text, so it is not an error.
 ///
 /// Call it first thing in `main`, before any other thread starts: `setlocale` changes
 /// process-wide state without synchronisation.
 #[allow(unsafe_code)]
-pub fn init(localedir: &str) {
+pub fn init() {
     // SAFETY: called at the top of `main`, before any thread exists or any signal handler is
     // installed, which is the condition `setlocale` documents.
     unsafe {
         gettextrs::setlocale(gettextrs::LocaleCategory::LcAll, "");
     }
-    let _ = gettextrs::bindtextdomain(DOMAIN, localedir);
+    let _ = gettextrs::bindtextdomain(DOMAIN, LOCALEDIR);
     let _ = gettextrs::bind_textdomain_codeset(DOMAIN, "UTF-8");
     let _ = gettextrs::textdomain(DOMAIN);
 }

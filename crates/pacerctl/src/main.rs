@@ -20,14 +20,8 @@ use pacer_core::i18n::{self, gettext};
 
 use cli::{Cli, Command, MeasureKind, SimulateAction};
 
-/// Where translations are installed; meson sets it at build time.
-const LOCALEDIR: &str = match option_env!("PACER_LOCALEDIR") {
-    Some(dir) => dir,
-    None => "/usr/share/locale",
-};
-
 fn main() -> ExitCode {
-    i18n::init(LOCALEDIR);
+    i18n::init();
     let cli = Cli::parse();
     match run(&cli) {
         Ok(()) => ExitCode::SUCCESS,
