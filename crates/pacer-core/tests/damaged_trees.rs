@@ -272,25 +272,3 @@ fn offline_cpus_in_per_cpu_and_cluster_policies() {
         "the energy model covers every online CPU"
     );
 }
-
-/// Unreadable files give EACCES, which root never sees; this runs as a user only. The
-/// `pacerctl` tests cover the same case as root by running the binary as `nobody`.
-#[test]
-fn unreadable_files_name_the_error() {
-    use std::os::unix::fs::PermissionsExt;
-    let dir = intel();
-    let file = dir.path().join(format!("{POLICY0}/scaling_max_freq"));
-    fs::set_permissions(&file, fs::Permissions::from_mode(0o000)).unwrap();
-    if fs::read(&file).is_ok() {
-        eprintln!("running as root: EACCES cannot happen here (covered by pacerctl's tests)");
-        return;
-    }
-    let snapshot = snapshot(dir.path());
-    assert!(matches!(
-        snapshot.problems[0].kind,
-        ProblemKind::Unreadable {
-            errno: Some(13),
-            ..
-        }
-    ));
-}

@@ -57,24 +57,27 @@ pub const FIXTURE_TREES: [&str; 7] = [
 ];
 
 /// `shared/fixtures/sysfs` beside the checkout (or `PACER_FIXTURES`).
-fn shared_fixtures() -> Option<PathBuf> {
-    let dir = std::env::var_os("PACER_FIXTURES")
+fn shared_fixtures() -> PathBuf {
+    std::env::var_os("PACER_FIXTURES")
         .map(PathBuf::from)
         .unwrap_or_else(|| {
             Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures/sysfs")
-        });
-    dir.join("make-fixtures.sh").is_file().then_some(dir)
+        })
 }
 
 /// A copy of the reference trees, regenerated once per test process with their script (git
-/// drops the empty directories that matter), or `None` when the shared folder is not there.
-pub fn reference_fixtures() -> Option<&'static Path> {
-    static COPY: OnceLock<Option<PathBuf>> = OnceLock::new();
+/// drops the empty directories that matter). Without them the comparison cannot run, and
+/// the test that needs them fails saying so: it never passes on no input.
+pub fn reference_fixtures() -> &'static Path {
+    static COPY: OnceLock<PathBuf> = OnceLock::new();
     COPY.get_or_init(|| {
-        let Some(source) = shared_fixtures() else {
-            eprintln!("shared/fixtures/sysfs not found beside the checkout: comparison not run");
-            return None;
-        };
+        let source = shared_fixtures();
+        assert!(
+            source.join("make-fixtures.sh").is_file(),
+            "the reference sysfs trees are not at {} (shared/fixtures/sysfs beside the \
+             checkout, or PACER_FIXTURES): the comparison with real machines cannot run",
+            source.display()
+        );
         let copy = Path::new(env!("CARGO_TARGET_TMPDIR"))
             .join(format!("reference-fixtures-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&copy);
@@ -90,7 +93,6 @@ pub fn reference_fixtures() -> Option<&'static Path> {
             .status()
             .unwrap();
         assert!(status.success(), "make-fixtures.sh failed");
-        Some(copy)
+        copy
     })
-    .as_deref()
 }
