@@ -16,8 +16,9 @@ use rustix::fs::{FlockOperation, Mode, OFlags};
 
 use crate::i18n::{fill, gettext};
 
+use super::lists::{AMD_EPP_VALUES, EPP_NAMES};
 use super::render::{self, RenderError};
-use super::rules::{WriteError, AMD_EPP_VALUES, EPP_NAMES};
+use super::rules::WriteError;
 use super::{Dynamics, SimDriver, SimMachine, STATE_FILE};
 
 const LOCK_FILE: &str = ".pacer-sim/lock";
@@ -131,7 +132,18 @@ impl SimDir {
         let _lock = self.lock()?;
         let mut machine = self.machine()?;
         if let Err(refused) = machine.write(path, value) {
-            return Ok(Err(refused));
+            // The rules answer read-only for any path they do not take; the kernel answers
+            // so for an attribute that is there, and ENOENT for one that is not.
+            let missing = || {
+                Path::new(path)
+                    .components()
+                    .any(|part| !matches!(part, std::path::Component::Normal(_)))
+                    || fs::symlink_metadata(self.root.join(path)).is_err()
+            };
+            return Ok(Err(match refused {
+                WriteError::ReadOnly if missing() => WriteError::NoFile,
+                other => other,
+            }));
         }
         machine.render(&self.root)?;
         Ok(Ok(()))

@@ -9,6 +9,7 @@
 
 mod dir;
 mod dynamics;
+mod lists;
 mod models;
 mod render;
 mod rules;

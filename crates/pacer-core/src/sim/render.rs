@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use crate::cpuset::CpuSet;
 use crate::i18n::{fill, gettext};
 
-use super::rules::{AMD_EPP_VALUES, EPP_NAMES, GENERIC_GOVERNORS};
+use super::lists::{AMD_EPP_VALUES, EPP_NAMES, GENERIC_GOVERNORS};
 use super::{SimCoreKind, SimDriver, SimMachine, SimPolicy, SimRapl, STATE_FILE};
 
 /// The top-level directories a simulated machine owns under its root.
@@ -565,14 +565,6 @@ fn opp_energy_model(tree: &mut Tree, machine: &SimMachine, policy: &SimPolicy, i
         "0x1"
     };
     tree.ro(format!("{dir}/flags"), flags);
-}
-
-/// Whether the machine's tree has a file at `path` (relative to the root).
-pub(super) fn lists_file(machine: &SimMachine, path: &str) -> bool {
-    matches!(
-        build(machine).0.get(path),
-        Some(Node::File { .. } | Node::Live { .. })
-    )
 }
 
 /// Writes a live file (see [`Node::Live`]) atomically.

@@ -7,6 +7,7 @@ use std::fmt;
 
 use crate::i18n::{fill, gettext};
 
+use super::lists::{AMD_EPP_VALUES, EPP_NAMES, GENERIC_GOVERNORS};
 use super::{SimDriver, SimMachine, SimPolicy};
 
 /// The kernel's answer to a write that fails.
@@ -70,22 +71,6 @@ impl fmt::Display for WriteError {
 impl std::error::Error for WriteError {}
 
 const CPU: &str = "sys/devices/system/cpu/";
-/// The EPP names in `energy_perf_strings[]` order, after `default`.
-pub(super) const EPP_NAMES: [&str; 4] = [
-    "performance",
-    "balance_performance",
-    "balance_power",
-    "power",
-];
-pub(super) const AMD_EPP_VALUES: [u8; 4] = [0x00, 0x80, 0xBF, 0xFF];
-pub(super) const GENERIC_GOVERNORS: [&str; 6] = [
-    "conservative",
-    "ondemand",
-    "userspace",
-    "powersave",
-    "performance",
-    "schedutil",
-];
 /// The governor a driver starts with after (re)registering: a setpolicy driver's own
 /// powersave, or the kernel's default generic governor (schedutil in distribution kernels).
 const SETPOLICY_DEFAULT: &str = "powersave";
@@ -120,14 +105,14 @@ impl SimMachine {
             return self.write_eas(value);
         }
         let Some(rest) = path.strip_prefix(CPU) else {
-            return Err(self.not_writable(path));
+            return Err(WriteError::ReadOnly);
         };
         let parts: Vec<&str> = rest.split('/').collect();
         match parts.as_slice() {
             ["cpufreq", policy, file] => match policy.strip_prefix("policy").map(str::parse::<u32>)
             {
                 Some(Ok(id)) => self.write_policy(id, file, value),
-                _ => Err(self.not_writable(path)),
+                _ => Err(WriteError::ReadOnly),
             },
             ["cpufreq", "boost"] => self.write_global_boost(value),
             ["intel_pstate", "status"] => self.write_intel_status(value),
@@ -136,19 +121,10 @@ impl SimMachine {
             [cpu, "power", "energy_perf_bias"] => {
                 match cpu.strip_prefix("cpu").map(str::parse::<u32>) {
                     Some(Ok(id)) => self.write_epb(id, value),
-                    _ => Err(self.not_writable(path)),
+                    _ => Err(WriteError::ReadOnly),
                 }
             }
-            _ => Err(self.not_writable(path)),
-        }
-    }
-
-    /// A path no rule takes: read-only if the machine has it, missing otherwise.
-    fn not_writable(&self, path: &str) -> WriteError {
-        if super::render::lists_file(self, path) {
-            WriteError::ReadOnly
-        } else {
-            WriteError::NoFile
+            _ => Err(WriteError::ReadOnly),
         }
     }
 
@@ -196,10 +172,8 @@ impl SimMachine {
                     None => Err(WriteError::NoFile),
                 }
             }
-            _ => {
-                let path = format!("{CPU}cpufreq/policy{id}/{file}");
-                Err(self.not_writable(&path))
-            }
+            // Any other attribute of the policy: read-only, or missing (SimDir::write says).
+            _ => Err(WriteError::ReadOnly),
         }
     }
 
