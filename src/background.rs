@@ -11,14 +11,28 @@ use ksni::TrayMethods;
 use pacer_core::findings::FixAction;
 use pacer_core::status::Status;
 use relm4::gtk::glib;
-use relm4::ComponentSender;
+use relm4::Sender;
 
 use crate::notify::{self, Announcements, NotificationsProxy, DEFAULT_ACTION, FIX_ACTION};
 use crate::tray::{PacerTray, TrayHandle, TrayRequest, TrayView};
-use crate::window::{Window, WindowCmd, WindowMsg};
 
-#[derive(Debug, Default)]
+/// What the tray item and the notification server tell the window (through the channel
+/// given to [`Background::start`]; the window hands each back to [`Background`] or acts).
+#[derive(Debug)]
+pub enum BackgroundEvent {
+    /// The tray item (or a notification's action) asks for something.
+    Request(TrayRequest),
+    /// The tray item, and whether no watcher has it yet.
+    TrayStarted(Result<(TrayHandle, bool), String>),
+    NotificationsReady(Result<NotificationsProxy<'static>, String>),
+    Notified(Result<u32, String>, Option<FixAction>),
+    /// A notification's action was invoked: its id and action key.
+    NotificationAction(u32, String),
+}
+
+#[derive(Debug)]
 pub struct Background {
+    events: Sender<BackgroundEvent>,
     tray: Option<TrayHandle>,
     shown: TrayView,
     announcements: Announcements,
@@ -29,17 +43,18 @@ pub struct Background {
 
 impl Background {
     /// Starts the tray item for the machine under `root`, and connects to the notification
-    /// server; their answers come back as [`WindowCmd`]s.
-    pub fn start(root: &Path, sender: &ComponentSender<Window>) -> Background {
+    /// server; what they say comes back through `events`.
+    pub fn start(root: &Path, events: Sender<BackgroundEvent>) -> Background {
         let (requests, received) = relm4::channel::<TrayRequest>();
-        let input = sender.input_sender().clone();
+        let forward = events.clone();
         relm4::spawn_local(async move {
             while let Some(request) = received.recv().await {
-                input.emit(WindowMsg::Tray(request));
+                forward.emit(BackgroundEvent::Request(request));
             }
         });
         let tray = PacerTray::new(root, requests);
-        sender.oneshot_command(async move {
+        let answer = events.clone();
+        relm4::spawn(async move {
             // Served even while no watcher takes it: a panel may start after Pacer. A Flatpak
             // sandbox refuses the item's own well-known name: the bus's unique name serves.
             let sandboxed = Path::new("/.flatpak-info").exists();
@@ -55,9 +70,10 @@ impl Background {
                 }
                 Err(error) => Err(error.to_string()),
             };
-            WindowCmd::TrayStarted(started)
+            answer.emit(BackgroundEvent::TrayStarted(started));
         });
-        sender.oneshot_command(async move {
+        let answer = events.clone();
+        relm4::spawn(async move {
             let connected = async {
                 let connection = zbus::Connection::session().await?;
                 // A server may be running or be started on demand; with neither, say so once
@@ -76,15 +92,22 @@ impl Background {
                 NotificationsProxy::new(&connection).await.map(Some)
             };
             let ready: zbus::Result<Option<NotificationsProxy<'static>>> = connected.await;
-            WindowCmd::NotificationsReady(match ready {
+            answer.emit(BackgroundEvent::NotificationsReady(match ready {
                 Ok(Some(proxy)) => Ok(proxy),
                 Ok(None) => Err(pacer_core::i18n::gettext(
                     "no notification server on the session bus",
                 )),
                 Err(error) => Err(error.to_string()),
-            })
+            }));
         });
-        Background::default()
+        Background {
+            events,
+            tray: None,
+            shown: TrayView::default(),
+            announcements: Announcements::default(),
+            notifications: None,
+            fixes: BTreeMap::new(),
+        }
     }
 
     pub fn tray_started(&mut self, started: Result<(TrayHandle, bool), String>) {
@@ -101,11 +124,7 @@ impl Background {
     }
 
     /// Follows the notification server's action signals (a fix, or a click).
-    pub fn notifications_ready(
-        &mut self,
-        ready: Result<NotificationsProxy<'static>, String>,
-        sender: &ComponentSender<Window>,
-    ) {
+    pub fn notifications_ready(&mut self, ready: Result<NotificationsProxy<'static>, String>) {
         let proxy = match ready {
             Ok(proxy) => proxy,
             Err(error) => {
@@ -114,14 +133,14 @@ impl Background {
             }
         };
         let listening = proxy.clone();
-        let input = sender.input_sender().clone();
+        let events = self.events.clone();
         relm4::spawn(async move {
             let Ok(mut actions) = listening.receive_action_invoked().await else {
                 return;
             };
             while let Some(signal) = actions.next().await {
                 if let Ok(args) = signal.args() {
-                    input.emit(WindowMsg::NotificationAction(
+                    events.emit(BackgroundEvent::NotificationAction(
                         args.id,
                         args.action_key.to_owned(),
                     ));
@@ -132,13 +151,7 @@ impl Background {
     }
 
     /// Shows the new state in the tray, and notifies about new warnings when `notify`.
-    pub fn show(
-        &mut self,
-        status: &Status,
-        helper_present: bool,
-        notify: bool,
-        sender: &ComponentSender<Window>,
-    ) {
+    pub fn show(&mut self, status: &Status, helper_present: bool, notify: bool) {
         let view = TrayView::of(status, helper_present);
         if view != self.shown {
             self.shown = view;
@@ -151,9 +164,13 @@ impl Background {
         for finding in new {
             let (summary, body, fix) = notify::message(finding, helper_present);
             let proxy = proxy.clone();
-            sender.oneshot_command(async move {
+            let events = self.events.clone();
+            relm4::spawn(async move {
                 let sent = notify::send(&proxy, &summary, &body, fix.is_some()).await;
-                WindowCmd::Notified(sent.map_err(|e| e.to_string()), fix)
+                events.emit(BackgroundEvent::Notified(
+                    sent.map_err(|e| e.to_string()),
+                    fix,
+                ));
             });
         }
     }

@@ -5,7 +5,6 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use pacer_core::findings::FixAction;
 use pacer_core::i18n::{fill, gettext};
 use pacer_core::machine::Snapshot;
 use pacer_core::status::Status;
@@ -15,7 +14,7 @@ use relm4::{adw, gtk};
 
 use adw::prelude::*;
 
-use crate::background::Background;
+use crate::background::{Background, BackgroundEvent};
 use crate::banner::{notices, Banner, BannerFacts, BannerMsg, NoticeAction};
 use crate::change::{self, Change, ChangeError};
 use crate::cpus::{CpusMsg, CpusPage};
@@ -23,11 +22,10 @@ use crate::feed::{self, FeedControl, FeedEvent};
 use crate::helper::{self, HelperLink, OwnHelper, Wanted};
 use crate::machine::{Machine, OFFERED_MODEL};
 use crate::measure::{MeasureMsg, MeasurePage};
-use crate::notify::NotificationsProxy;
 use crate::overview::{OverviewInit, OverviewMsg, OverviewPage};
 use crate::plot::{FrequencyMarks, FrequencyPlot, TracedCpu};
 use crate::settings;
-use crate::tray::{TrayHandle, TrayRequest};
+use crate::tray::TrayRequest;
 
 /// Sixty seconds of history at the fastest rate offered.
 const HISTORY_SECONDS: u32 = 60;
@@ -78,9 +76,8 @@ pub enum WindowMsg {
     Measure,
     /// Show the window (Pacer started again, the tray, a notification).
     Present,
-    Tray(TrayRequest),
-    /// A notification's action: its id and the action's key.
-    NotificationAction(u32, String),
+    /// From the tray item and the notification server.
+    Background(BackgroundEvent),
 }
 
 #[derive(Debug)]
@@ -89,10 +86,6 @@ pub enum WindowCmd {
     Helper(HelperLink, Option<OwnHelper>),
     /// The changes asked for were carried out, up to the first that failed.
     Changed(Vec<Change>, Result<(), (Change, ChangeError)>),
-    /// The tray item, and whether no watcher has it yet.
-    TrayStarted(Result<(TrayHandle, bool), String>),
-    NotificationsReady(Result<NotificationsProxy<'static>, String>),
-    Notified(Result<u32, String>, Option<FixAction>),
 }
 
 impl From<FeedEvent> for WindowCmd {
@@ -176,7 +169,14 @@ impl Component for Window {
         // The state is followed while hidden only when something shows it: the tray (or
         // notifications).
         control.set_background(keep_running);
-        let tray_and_notifications = Background::start(init.machine.root(), &sender);
+        let (events, received) = relm4::channel::<BackgroundEvent>();
+        let input = sender.input_sender().clone();
+        relm4::spawn_local(async move {
+            while let Some(event) = received.recv().await {
+                input.emit(WindowMsg::Background(event));
+            }
+        });
+        let tray_and_notifications = Background::start(init.machine.root(), events);
         let model = Window {
             period: init.period,
             control: Arc::clone(&control),
@@ -291,12 +291,7 @@ impl Component for Window {
             WindowMsg::Toast(text) => self.toasts.add_toast(adw::Toast::new(&text)),
             WindowMsg::Measure => self.measure.emit(MeasureMsg::Measure),
             WindowMsg::Present => root.present(),
-            WindowMsg::Tray(request) => self.follow(request, root, &sender),
-            WindowMsg::NotificationAction(id, key) => {
-                if let Some(request) = self.tray_and_notifications.action(id, &key) {
-                    self.follow(request, root, &sender);
-                }
-            }
+            WindowMsg::Background(event) => self.background_event(event, root, &sender),
         }
     }
 
@@ -307,13 +302,7 @@ impl Component for Window {
         _root: &Self::Root,
     ) {
         match command {
-            WindowCmd::Feed(FeedEvent::Status(Ok(status))) => self.show_status(status, &sender),
-            WindowCmd::TrayStarted(started) => self.tray_and_notifications.tray_started(started),
-            WindowCmd::NotificationsReady(ready) => {
-                self.tray_and_notifications
-                    .notifications_ready(ready, &sender);
-            }
-            WindowCmd::Notified(sent, fix) => self.tray_and_notifications.notified(sent, fix),
+            WindowCmd::Feed(FeedEvent::Status(Ok(status))) => self.show_status(status),
             WindowCmd::Feed(FeedEvent::Status(Err(error))) => {
                 self.toasts.add_toast(adw::Toast::new(&fill(
                     gettext("Cannot read the CPU state: {error}"),
@@ -404,14 +393,14 @@ impl Window {
             .collect()
     }
 
-    fn show_status(&mut self, status: Box<Status>, sender: &ComponentSender<Self>) {
+    fn show_status(&mut self, status: Box<Status>) {
         let notify = self
             .settings
             .as_ref()
             .is_none_or(|s| s.boolean(settings::NOTIFY_FINDINGS));
         let helper_present = !matches!(self.helper, Some(HelperLink::Missing(_)));
         self.tray_and_notifications
-            .show(&status, helper_present, notify, sender);
+            .show(&status, helper_present, notify);
         let types_known = self.status.as_ref().map(|s| core_types(&s.snapshot));
         if types_known != Some(core_types(&status.snapshot)) {
             self.plot.set_marks(marks(&status.snapshot));
@@ -482,6 +471,28 @@ impl Window {
             }
             WindowCmd::Changed(changes, Ok(()))
         });
+    }
+
+    /// Hands what the tray item or the notification server said to the background part,
+    /// and does what they ask.
+    fn background_event(
+        &mut self,
+        event: BackgroundEvent,
+        root: &adw::ApplicationWindow,
+        sender: &ComponentSender<Self>,
+    ) {
+        let background = &mut self.tray_and_notifications;
+        match event {
+            BackgroundEvent::Request(request) => self.follow(request, root, sender),
+            BackgroundEvent::TrayStarted(started) => background.tray_started(started),
+            BackgroundEvent::NotificationsReady(ready) => background.notifications_ready(ready),
+            BackgroundEvent::Notified(sent, fix) => background.notified(sent, fix),
+            BackgroundEvent::NotificationAction(id, key) => {
+                if let Some(request) = background.action(id, &key) {
+                    self.follow(request, root, sender);
+                }
+            }
+        }
     }
 
     /// Does what the tray (or a notification) asks.
