@@ -8,24 +8,9 @@ use std::time::{Duration, Instant};
 use pacer_core::values::CoreType;
 use relm4::gtk::cairo::{Context, Format, ImageSurface};
 
-// The GUI is a binary, so the plot's drawing modules are compiled here from their sources
-// (without the widgets, which need the rest of the GUI). The bench uses only part of them.
-#[allow(dead_code, unused_imports)]
-#[path = "../src/plot"]
-mod plot {
-    pub mod canvas;
-    pub mod error;
-    pub mod frequency;
-    pub mod history;
-    pub mod palette;
-    pub mod ramp;
-    pub mod raster;
-}
-
-use plot::frequency::{FrequencyLayers, FrequencyMarks};
-use plot::history::{FrequencyHistory, TracedCpu};
-use plot::palette::Palette;
-use plot::ramp::{draw_ramp, RampSeries};
+use pacer::plot::{
+    draw_ramp, FrequencyHistory, FrequencyLayers, FrequencyMarks, Palette, RampSeries, TracedCpu,
+};
 
 const WIDTH: u32 = 640;
 const HEIGHT: u32 = 280;

@@ -1,37 +1,15 @@
 //! Pacer's window: the CPU's power state at a glance.
 
-mod a11y;
-mod background;
-mod banner;
-mod change;
-mod config;
-mod cpus;
-mod feed;
-mod helper;
-mod machine;
-mod measure;
-mod notify;
-mod overview;
-mod plot;
-mod settings;
-#[cfg(test)]
-mod testing;
-mod tray;
-mod window;
-
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use clap::Parser;
+use pacer::{config, machine, settings, window, STARTED};
 use pacer_core::i18n;
 use relm4::gtk::gio::prelude::SettingsExt as _;
 use relm4::gtk::prelude::ApplicationExt as _;
 use relm4::RelmApp;
-
-/// When the program started, for the log line saying how long the first frame took.
-pub static STARTED: OnceLock<Instant> = OnceLock::new();
 
 /// Where the resources embedded by `build.rs` (`resources/resources.gresource.xml`) live.
 /// AdwApplication loads `style.css` (the window's own look: the banner's colours) from its

@@ -32,6 +32,7 @@ const HISTORY_SECONDS: u32 = 60;
 /// How often the per-core-type summary beside the plot is rewritten.
 const SUMMARY_PERIOD: Duration = Duration::from_secs(1);
 
+#[derive(Debug)]
 pub struct WindowInit {
     pub machine: Machine,
     /// The frequency plot's sampling period.

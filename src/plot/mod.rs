@@ -14,9 +14,9 @@ mod raster;
 mod widget;
 
 pub use self::{
-    frequency::FrequencyMarks,
-    history::{TracedCpu, TypeSummary},
+    frequency::{FrequencyLayers, FrequencyMarks},
+    history::{FrequencyHistory, TracedCpu, TypeSummary},
     palette::Palette,
-    ramp::{ramp_png, RampSeries},
+    ramp::{draw_ramp, ramp_png, RampSeries},
     widget::{FrequencyPlot, RampPlot},
 };

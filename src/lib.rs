@@ -1,0 +1,28 @@
+//! Pacer's window, tray and notifications: the views of the CPU's power state, over
+//! `pacer-core` (the model), `pacer-bench` (measurements) and `pacer-dbus` (the helper).
+//! A library so that the program (`main.rs`) and the benchmarks link the same code.
+
+use std::sync::OnceLock;
+use std::time::Instant;
+
+mod a11y;
+mod background;
+mod banner;
+mod change;
+pub mod config;
+mod cpus;
+mod feed;
+mod helper;
+pub mod machine;
+mod measure;
+mod notify;
+mod overview;
+pub mod plot;
+pub mod settings;
+#[cfg(test)]
+mod testing;
+mod tray;
+pub mod window;
+
+/// When the program started, for the log line saying how long the first frame took.
+pub static STARTED: OnceLock<Instant> = OnceLock::new();
