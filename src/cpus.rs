@@ -5,9 +5,11 @@
 
 use std::cell::Cell;
 use std::rc::Rc;
+use std::sync::Arc;
 
 use pacer_core::i18n::{fill, gettext};
 use pacer_core::machine::{cores_heading, Policy, Snapshot};
+use pacer_core::status::Status;
 use pacer_core::values::{CoreType, Epp, Governor};
 use pacer_core::CpuSet;
 use relm4::prelude::*;
@@ -203,7 +205,7 @@ pub struct CpusPage {
 
 #[derive(Debug)]
 pub enum CpusMsg {
-    Snapshot(Box<Snapshot>),
+    Status(Arc<Status>),
     Editable(bool),
     /// A change to these policies was refused, with the reason.
     Refused {
@@ -243,8 +245,8 @@ impl SimpleComponent for CpusPage {
 
     fn update(&mut self, message: CpusMsg, sender: ComponentSender<Self>) {
         match message {
-            CpusMsg::Snapshot(snapshot) => {
-                let view = CpusView::of(&snapshot);
+            CpusMsg::Status(status) => {
+                let view = CpusView::of(&status.snapshot);
                 if self.view.as_ref() == Some(&view) {
                     return;
                 }

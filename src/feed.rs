@@ -27,7 +27,8 @@ const RECONNECT_PERIOD: Duration = Duration::from_secs(10);
 /// What the loops send the window.
 #[derive(Debug)]
 pub enum FeedEvent {
-    Status(Result<Box<Status>, String>),
+    /// Shared by the window and its pages, never copied per reading.
+    Status(Result<Arc<Status>, String>),
     /// Time since sampling began, and each sampled CPU's kHz in the order of `cpus`.
     Frequencies {
         at: Duration,
@@ -142,7 +143,7 @@ pub async fn status_loop<C: From<FeedEvent>>(control: Arc<FeedControl>, out: Sen
     let mut changes = None;
     let mut last_connect: Option<Instant> = None;
     // The last full reading, refreshed cheaply while only the tray shows it.
-    let mut last: Option<(Box<Status>, Instant, u64)> = None;
+    let mut last: Option<(Arc<Status>, Instant, u64)> = None;
     let mut asked = true;
     loop {
         control.until_followed().await;
@@ -175,21 +176,23 @@ pub async fn status_loop<C: From<FeedEvent>>(control: Arc<FeedControl>, out: Sen
                 },
             };
             let status = Snapshot::read(&root)
-                .map(|snapshot| Box::new(Status::assemble(&root, snapshot, reading)))
+                .map(|snapshot| Arc::new(Status::assemble(&root, snapshot, reading)))
                 .map_err(|error| error.to_string());
             last = status
                 .as_ref()
                 .ok()
-                .map(|status| (status.clone(), Instant::now(), generation));
+                .map(|status| (Arc::clone(status), Instant::now(), generation));
             Some(status)
         } else {
             // In the background: only the governor and EPP, which change behind everyone's
             // back; the profile daemon announces its changes, and the rest is read fully
             // now and then. Nothing is sent when nothing changed.
             last.as_mut().and_then(|(status, _, _)| {
-                if status.snapshot.refresh_settings(&control.root()) {
-                    status.refresh_findings();
-                    Some(Ok(status.clone()))
+                // Copied only when a page still holds the last one.
+                let status_now = Arc::make_mut(status);
+                if status_now.snapshot.refresh_settings(&control.root()) {
+                    status_now.refresh_findings();
+                    Some(Ok(Arc::clone(status)))
                 } else {
                     None
                 }

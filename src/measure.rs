@@ -251,7 +251,8 @@ pub fn export(entry: &Entry, format: Export, path: &Path) -> Result<(), String> 
 pub struct MeasurePage {
     state: MeasureState,
     root: PathBuf,
-    snapshot: Option<Snapshot>,
+    /// The machine's last reading (shared with the window).
+    status: Option<Arc<Status>>,
     helper: Option<Helper1Proxy<'static>>,
     /// Stops a measurement made here (without the helper).
     cancel_local: Arc<AtomicBool>,
@@ -266,7 +267,7 @@ pub struct MeasurePage {
 
 #[derive(Debug)]
 pub enum MeasureMsg {
-    Status(Box<Status>),
+    Status(Arc<Status>),
     Helper(Option<Helper1Proxy<'static>>),
     Root(PathBuf),
     Measure,
@@ -316,7 +317,7 @@ impl SimpleComponent for MeasurePage {
                         add_css_class: "suggested-action",
                         add_css_class: "pill",
                         #[watch]
-                        set_sensitive: model.state.phase == Phase::Idle && model.snapshot.is_some(),
+                        set_sensitive: model.state.phase == Phase::Idle && model.status.is_some(),
                         connect_clicked => MeasureMsg::Measure,
                     },
                     #[name = "compare_button"]
@@ -423,7 +424,7 @@ impl SimpleComponent for MeasurePage {
         let model = MeasurePage {
             state: MeasureState::new(),
             root: root_dir,
-            snapshot: None,
+            status: None,
             helper: None,
             cancel_local: Arc::new(AtomicBool::new(false)),
             cancel_compare: None,
@@ -452,12 +453,12 @@ impl SimpleComponent for MeasurePage {
         match message {
             MeasureMsg::Status(status) => {
                 self.update_compare_options(&status.snapshot);
-                self.snapshot = Some(status.snapshot);
+                self.status = Some(status);
             }
             MeasureMsg::Helper(helper) => self.helper = helper,
             MeasureMsg::Root(root) => {
                 self.root = root;
-                self.snapshot = None;
+                self.status = None;
                 self.helper = None;
             }
             MeasureMsg::Measure => self.measure(&sender),
@@ -520,14 +521,14 @@ impl SimpleComponent for MeasurePage {
 
 impl MeasurePage {
     fn cpus(&self) -> Vec<u32> {
-        self.snapshot
+        self.status
             .as_ref()
-            .map(|snapshot| report::default_cpus(snapshot, None))
+            .map(|status| report::default_cpus(&status.snapshot, None))
             .unwrap_or_default()
     }
 
     fn measure(&mut self, sender: &ComponentSender<Self>) {
-        let Some(snapshot) = self.snapshot.clone() else {
+        let Some(status) = self.status.clone() else {
             return;
         };
         let cpus = self.cpus();
@@ -562,7 +563,7 @@ impl MeasurePage {
                     let profile = client::active_profile().await;
                     let progress = input.clone();
                     tokio::task::spawn_blocking(move || {
-                        measure_here(&root, &snapshot, &cpus, profile, &cancel, &progress)
+                        measure_here(&root, &status.snapshot, &cpus, profile, &cancel, &progress)
                     })
                     .await
                     .map_err(|e| e.to_string())

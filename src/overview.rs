@@ -3,6 +3,7 @@
 
 use std::cell::Cell;
 use std::rc::Rc;
+use std::sync::Arc;
 
 use pacer_core::i18n::{fill, gettext};
 use pacer_core::machine::{cores_heading, Snapshot};
@@ -171,7 +172,7 @@ pub struct OverviewPage {
 
 #[derive(Debug)]
 pub enum OverviewMsg {
-    Status(Box<Status>),
+    Status(Arc<Status>),
     /// The latest summary of the frequency plot.
     Summary(Vec<TypeSummary>),
     /// Whether settings can be changed (a helper is there).

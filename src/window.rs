@@ -48,7 +48,7 @@ pub struct Window {
     machine: Machine,
     period: Duration,
     control: Arc<FeedControl>,
-    status: Option<Box<Status>>,
+    status: Option<Arc<Status>>,
     /// `None` while the helper is being looked for.
     helper: Option<HelperLink>,
     _own_helper: Option<OwnHelper>,
@@ -394,7 +394,7 @@ impl Window {
             .collect()
     }
 
-    fn show_status(&mut self, status: Box<Status>) {
+    fn show_status(&mut self, status: Arc<Status>) {
         let notify = self
             .settings
             .as_ref()
@@ -406,10 +406,9 @@ impl Window {
         if types_known != Some(core_types(&status.snapshot)) {
             self.plot.set_marks(marks(&status.snapshot));
         }
-        self.overview.emit(OverviewMsg::Status(status.clone()));
-        self.cpus
-            .emit(CpusMsg::Snapshot(Box::new(status.snapshot.clone())));
-        self.measure.emit(MeasureMsg::Status(status.clone()));
+        self.overview.emit(OverviewMsg::Status(Arc::clone(&status)));
+        self.cpus.emit(CpusMsg::Status(Arc::clone(&status)));
+        self.measure.emit(MeasureMsg::Status(Arc::clone(&status)));
         let first = self.status.is_none();
         self.status = Some(status);
         if first {
