@@ -3,8 +3,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use pacer_bench::report::{self, RampReport};
 use pacer_core::profile::ProfileReading;
-use pacer_core::sim::SimDir;
+use pacer_core::sim::{SimDir, SimMachine};
 use pacer_core::status::Status;
 use pacer_core::{Snapshot, SysRoot};
 
@@ -22,4 +23,14 @@ pub fn simulated_status(model: &str, writes: &[(&str, &str)]) -> Status {
         Snapshot::read(&root).unwrap(),
         ProfileReading::default(),
     )
+}
+
+/// The simulated laptop's ramp-up report, one run per core type.
+pub fn simulated_ramp_report() -> RampReport {
+    let dir = tempfile::tempdir().unwrap();
+    SimDir::open_or_create(dir.path(), "intel-hybrid").unwrap();
+    let snapshot = Snapshot::read(&SysRoot::new(dir.path())).unwrap();
+    let cpus = report::default_cpus(&snapshot, None);
+    let machine = SimMachine::load(dir.path()).unwrap().unwrap();
+    report::simulated_ramp(&machine, &snapshot, &cpus, None)
 }

@@ -1,0 +1,180 @@
+//! Running a measurement for the page: through pacer-helper when it is there (as root, at
+//! the highest priority, with energy), else in this process; a comparison through the
+//! helper, which puts the settings back.
+
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use pacer_bench::compare::Setting;
+use pacer_bench::report::{self, Progress, RampOptions, RampReport};
+use pacer_core::i18n::gettext;
+use pacer_core::machine::Snapshot;
+use pacer_core::sim::SimMachine;
+use pacer_core::SysRoot;
+use pacer_dbus::client::{self, ClientError};
+use relm4::gtk;
+use relm4::prelude::*;
+
+use super::state::{Outcome, TRIALS};
+use super::{MeasureMsg, MeasurePage};
+
+impl MeasurePage {
+    fn cpus(&self) -> Vec<u32> {
+        self.status
+            .as_ref()
+            .map(|status| report::default_cpus(&status.snapshot, None))
+            .unwrap_or_default()
+    }
+
+    pub(super) fn measure(&mut self, sender: &ComponentSender<Self>) {
+        let Some(status) = self.status.clone() else {
+            return;
+        };
+        let cpus = self.cpus();
+        if cpus.is_empty() || !self.state.start(cpus.len(), 1) {
+            return;
+        }
+        self.cancel_local.store(false, Ordering::Relaxed);
+        let helper = self.helper.clone();
+        let root = self.root.clone();
+        let cancel = Arc::clone(&self.cancel_local);
+        let input = sender.input_sender().clone();
+        relm4::spawn(async move {
+            let progress = input.clone();
+            let on_progress = move |cpu, trial, trials| {
+                progress.emit(MeasureMsg::Progress {
+                    column: 0,
+                    cpu,
+                    trial,
+                    trials,
+                });
+            };
+            let through_helper = match &helper {
+                Some(helper) => client::measure_ramp(helper, &cpus, TRIALS, on_progress).await,
+                None => Ok(None),
+            };
+            let result = match through_helper {
+                Ok(Some(mut report)) => {
+                    report.settings.profile = client::active_profile().await;
+                    Ok(report)
+                }
+                Ok(None) => {
+                    let profile = client::active_profile().await;
+                    let progress = input.clone();
+                    tokio::task::spawn_blocking(move || {
+                        measure_here(&root, &status.snapshot, &cpus, profile, &cancel, &progress)
+                    })
+                    .await
+                    .map_err(|e| e.to_string())
+                    .and_then(|result| result)
+                }
+                Err(error) => Err(error.to_string()),
+            };
+            input.emit(MeasureMsg::Finished(result.map(Outcome::Ramp)));
+        });
+    }
+
+    pub(super) fn compare(&mut self, sender: &ComponentSender<Self>) {
+        let Some(helper) = self.helper.clone() else {
+            return;
+        };
+        let settings: Vec<Setting> = self
+            .compare_rows
+            .iter()
+            .map(|(governor, epp)| {
+                let mut setting = Setting::default();
+                let pick = |choice: &gtk::DropDown, options: &[String]| {
+                    // The first entry is "as now".
+                    (choice.selected() as usize)
+                        .checked_sub(1)
+                        .and_then(|index| options.get(index).cloned())
+                };
+                if let Some(value) = pick(governor, &self.compare_options.0) {
+                    let _ = setting.insert("governor", &value);
+                }
+                if let Some(value) = pick(epp, &self.compare_options.1) {
+                    let _ = setting.insert("epp", &value);
+                }
+                setting
+            })
+            .collect();
+        let cpus = self.cpus();
+        if cpus.is_empty() || !self.state.start(cpus.len(), settings.len()) {
+            return;
+        }
+        let (cancel, cancelled) = tokio::sync::oneshot::channel::<()>();
+        self.cancel_compare = Some(cancel);
+        let root = SysRoot::new(&self.root);
+        let input = sender.input_sender().clone();
+        // On the main loop's context: the comparison only waits on the bus, and its state
+        // (which step to stop at) is not shared across threads.
+        relm4::spawn_local(async move {
+            let progress = input.clone();
+            let on_progress = move |column, cpu, trial, trials| {
+                progress.emit(MeasureMsg::Progress {
+                    column,
+                    cpu,
+                    trial,
+                    trials,
+                });
+            };
+            let cancel = async {
+                // A dropped sender (the page gone) is no cancel.
+                if cancelled.await.is_err() {
+                    std::future::pending::<()>().await;
+                }
+            };
+            let result =
+                client::compare(&helper, &root, settings, &cpus, TRIALS, on_progress, cancel).await;
+            let result = match result {
+                Ok(comparison) => Ok(Outcome::Compare(comparison)),
+                Err(ClientError::Cancelled) => Err(gettext(
+                    "Comparison cancelled; the settings from before are back",
+                )),
+                Err(error) => Err(error.to_string()),
+            };
+            input.emit(MeasureMsg::Finished(result));
+        });
+    }
+}
+
+/// Measures in this process: the model's ramp on a simulated machine, else a real one at
+/// normal priority (without the helper there is no raised priority).
+fn measure_here(
+    root: &Path,
+    snapshot: &Snapshot,
+    cpus: &[u32],
+    profile: Option<String>,
+    cancel: &AtomicBool,
+    progress: &relm4::Sender<MeasureMsg>,
+) -> Result<RampReport, String> {
+    if snapshot.simulated {
+        let machine = SimMachine::load(root)
+            .map_err(|e| e.to_string())?
+            .ok_or_else(|| gettext("the simulated machine's state is missing"))?;
+        return Ok(report::simulated_ramp(&machine, snapshot, cpus, profile));
+    }
+    let options = RampOptions {
+        trials: TRIALS as usize,
+        ..RampOptions::default()
+    };
+    let mut on_progress = |p: Progress| {
+        progress.emit(MeasureMsg::Progress {
+            column: 0,
+            cpu: p.cpu,
+            trial: p.trial as u32,
+            trials: p.trials as u32,
+        });
+    };
+    report::measure_ramp(
+        &SysRoot::new(root),
+        snapshot,
+        cpus,
+        options,
+        profile,
+        &mut on_progress,
+        cancel,
+    )
+    .map_err(|e| e.to_string())
+}
