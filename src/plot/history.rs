@@ -327,3 +327,36 @@ mod tests {
         assert_eq!(history.summary()[0].median_khz, u32::MAX - 1);
     }
 }
+
+/// Histories for the plot's tests.
+#[cfg(test)]
+pub(super) mod testing {
+    use std::time::Duration;
+
+    use pacer_core::values::CoreType;
+
+    use super::{FrequencyHistory, TracedCpu};
+
+    /// Two P-cores and two E-cores, `samples` of them 100 ms apart, `khz(cpu, n)` each.
+    pub fn hybrid_history(
+        samples: u64,
+        khz: impl Fn(usize, u64) -> Option<u32>,
+    ) -> FrequencyHistory {
+        let cpus = (0..4)
+            .map(|id| TracedCpu {
+                id,
+                core_type: Some(if id < 2 {
+                    CoreType::Performance
+                } else {
+                    CoreType::Efficiency
+                }),
+            })
+            .collect();
+        let mut history = FrequencyHistory::new(cpus, 600);
+        for n in 0..samples {
+            let values: Vec<_> = (0..4).map(|cpu| khz(cpu, n)).collect();
+            history.push(Duration::from_millis(n * 100), &values);
+        }
+        history
+    }
+}

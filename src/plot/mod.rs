@@ -11,6 +11,7 @@ mod history;
 mod palette;
 mod ramp;
 mod raster;
+mod trace;
 mod widget;
 
 pub use self::{
