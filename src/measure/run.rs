@@ -10,7 +10,6 @@ use pacer_bench::compare::Setting;
 use pacer_bench::report::{self, Progress, RampOptions, RampReport};
 use pacer_core::i18n::gettext;
 use pacer_core::machine::Snapshot;
-use pacer_core::sim::SimMachine;
 use pacer_core::SysRoot;
 use pacer_dbus::client::{self, ClientError};
 use relm4::gtk;
@@ -149,12 +148,6 @@ fn measure_here(
     cancel: &AtomicBool,
     progress: &relm4::Sender<MeasureMsg>,
 ) -> Result<RampReport, String> {
-    if snapshot.simulated {
-        let machine = SimMachine::load(root)
-            .map_err(|e| e.to_string())?
-            .ok_or_else(|| gettext("the simulated machine's state is missing"))?;
-        return Ok(report::simulated_ramp(&machine, snapshot, cpus, profile));
-    }
     let options = RampOptions {
         trials: TRIALS as usize,
         ..RampOptions::default()
@@ -167,7 +160,7 @@ fn measure_here(
             trials: p.trials as u32,
         });
     };
-    report::measure_ramp(
+    report::ramp_of(
         &SysRoot::new(root),
         snapshot,
         cpus,

@@ -2,6 +2,7 @@
 //! [`daemon::run`]; tests, benchmarks and fuzz targets reach the parts directly.
 
 pub mod activity;
+mod authority;
 pub mod daemon;
 pub mod journal;
 pub mod kernel;

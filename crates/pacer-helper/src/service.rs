@@ -1,21 +1,26 @@
 //! The helper's D-Bus interface. Every method that changes something goes: parse → validate
 //! the whole request against what the machine offers ([`crate::validate`]) → ask polkit
 //! about the *caller* → write → read back → report (and announce by signal).
+//!
+//! Longer than most files: zbus takes an interface's methods from one `impl` block, and
+//! these are the helper's methods; the pieces they share live in `authority`, `validate`,
+//! `journal` and `kernel`.
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
+use pacer_bench::report::{ramp_of, Progress, RampOptions};
 use pacer_core::machine::Snapshot;
 use pacer_core::profile::expectation;
 use pacer_core::status_json::StatusDocument;
-use pacer_core::{CpuSet, SysRoot};
+use pacer_core::SysRoot;
 use pacer_dbus::{actions, HelperError, PolicyValue, Problem};
-use zbus::message::{Flags, Header};
+use zbus::message::Header;
 use zbus::object_server::SignalEmitter;
-use zbus_polkit::policykit1::{AuthorityProxy, CheckAuthorizationFlags, Subject};
+use zbus_polkit::policykit1::AuthorityProxy;
 
 use crate::activity::{Activity, Call};
+use crate::authority::{details, Authority, Change, Policies};
 use crate::journal::{Journal, SaveError, Settings};
 use crate::kernel::{Kernel, Target};
 use crate::status_cache::StatusCache;
@@ -31,7 +36,7 @@ struct Running {
 #[derive(Debug)]
 pub struct Helper {
     kernel: Arc<Kernel>,
-    polkit: Option<AuthorityProxy<'static>>,
+    authority: Authority,
     /// One write at a time: a request's writes never interleave with another's.
     writes: tokio::sync::Mutex<()>,
     journal: Journal,
@@ -41,26 +46,12 @@ pub struct Helper {
     measurement: Mutex<Option<Running>>,
 }
 
-/// What a change is, for polkit's rules and its dialog (the policy file's messages use them):
-/// `setting`, `value`, `policies`.
-type Details = [(&'static str, String); 3];
-
-/// Which policies a change is for, in polkit's details.
-enum Policies<'a> {
-    All,
-    These(&'a [u32]),
-}
-
-fn details(setting: &str, value: impl ToString, policies: Policies<'_>) -> Details {
-    let policies = match policies {
-        Policies::All => "all".to_owned(),
-        Policies::These(ids) => ids.iter().copied().collect::<CpuSet>().to_string(),
-    };
-    [
-        ("setting", setting.to_owned()),
-        ("value", value.to_string()),
-        ("policies", policies),
-    ]
+/// Where a turbo switch is written: one machine-wide file (and the value meaning the wanted
+/// state), or each policy's `boost` file.
+#[derive(Debug, Clone, Copy)]
+enum BoostSwitch {
+    Global(Target, &'static str),
+    PerPolicy(&'static str),
 }
 
 fn on_off(enabled: bool) -> &'static str {
@@ -86,7 +77,7 @@ impl Helper {
         Helper {
             status: StatusCache::new(Arc::clone(&kernel), profile_bus),
             kernel,
-            polkit,
+            authority: Authority::new(polkit),
             writes: tokio::sync::Mutex::new(()),
             journal,
             activity,
@@ -114,59 +105,34 @@ impl Helper {
             })
     }
 
-    /// polkit's verdict for the caller of this message (its unique bus name, never the
-    /// helper's own process), with what would change as details. polkit may ask the user for
-    /// a password only when the caller said it can wait for one (the message's
-    /// allow-interactive-authorization flag).
-    async fn authorize(
-        &self,
-        header: &Header<'_>,
-        action: &str,
-        details: &Details,
-    ) -> Result<(), Problem> {
-        let Some(polkit) = &self.polkit else {
-            return Ok(());
-        };
-        let subject = Subject::new_for_message_header(header).map_err(|error| {
-            Problem::PolkitUnreachable {
-                action: action.to_owned(),
-                error: error.to_string(),
-            }
-        })?;
-        let flags = if header
-            .primary()
-            .flags()
-            .contains(Flags::AllowInteractiveAuth)
-        {
-            CheckAuthorizationFlags::AllowUserInteraction.into()
-        } else {
-            Default::default()
-        };
-        let details: HashMap<&str, &str> = details
-            .iter()
-            .map(|(key, value)| (*key, value.as_str()))
-            .collect();
-        let result = polkit
-            .check_authorization(&subject, action, &details, flags, "")
-            .await
-            .map_err(|error| Problem::PolkitUnreachable {
-                action: action.to_owned(),
-                error: error.to_string(),
-            })?;
-        if result.is_authorized {
-            Ok(())
-        } else {
-            Err(Problem::NotAuthorized {
-                action: action.to_owned(),
-            })
-        }
-    }
-
     /// Saving and restoring settings: the same question to polkit either way.
     async fn authorize_saved_settings(&self, header: &Header<'_>) -> Result<(), Problem> {
         let details = details("saved settings", "", Policies::All);
-        self.authorize(header, actions::RUN_MEASUREMENT, &details)
+        self.authority
+            .check(header, actions::RUN_MEASUREMENT, &details)
             .await
+    }
+
+    /// The path of every method that changes a setting: count the call, read the machine,
+    /// validate the whole request against it (`plan`: the change, and what to write), ask
+    /// polkit about the caller, write and read back (`apply`), announce.
+    async fn change<P, R>(
+        &self,
+        header: &Header<'_>,
+        emitter: &SignalEmitter<'_>,
+        plan: impl FnOnce(&Snapshot) -> Result<(Change, P), Problem>,
+        apply: impl AsyncFnOnce(P) -> Result<R, Problem>,
+    ) -> Result<R, HelperError> {
+        let _call = self.call()?;
+        let snapshot = self.read_machine()?;
+        let (change, planned) = plan(&snapshot)?;
+        self.authority
+            .check(header, change.action, &change.details)
+            .await?;
+        let result = apply(planned).await?;
+        let (what, policies) = change.announce;
+        self.changed_now(emitter, what, policies).await;
+        Ok(result)
     }
 
     /// Announces a change and forgets the cached state it made stale.
@@ -187,17 +153,20 @@ impl Helper {
         policies: Vec<u32>,
         governor: String,
     ) -> Result<Vec<PolicyValue>, HelperError> {
-        let _call = self.call()?;
-        let snapshot = self.read_machine()?;
-        let (ids, governor) = validate::governor(&snapshot, &policies, &governor)?;
-        let details = details("governor", &governor, Policies::These(&ids));
-        self.authorize(&header, actions::SET_CPU_POWER, &details)
-            .await?;
-        let read_back = self
-            .write_each(&ids, Target::Governor, governor.as_str())
-            .await?;
-        self.changed_now(&emitter, "governor", ids).await;
-        Ok(read_back)
+        self.change(
+            &header,
+            &emitter,
+            |snapshot| {
+                let (ids, governor) = validate::governor(snapshot, &policies, &governor)?;
+                let change = Change::new(actions::SET_CPU_POWER, "governor", &governor, Some(&ids));
+                Ok((change, (ids, governor)))
+            },
+            async |(ids, governor)| {
+                self.write_each(&ids, Target::Governor, governor.as_str())
+                    .await
+            },
+        )
+        .await
     }
 
     async fn set_epp(
@@ -207,15 +176,19 @@ impl Helper {
         policies: Vec<u32>,
         epp: String,
     ) -> Result<Vec<PolicyValue>, HelperError> {
-        let _call = self.call()?;
-        let snapshot = self.read_machine()?;
-        let (ids, epp) = validate::epp(&snapshot, &policies, &epp)?;
-        let details = details("epp", epp, Policies::These(&ids));
-        self.authorize(&header, actions::SET_CPU_POWER, &details)
-            .await?;
-        let read_back = self.write_each(&ids, Target::Epp, &epp.to_string()).await?;
-        self.changed_now(&emitter, "epp", ids).await;
-        Ok(read_back)
+        self.change(
+            &header,
+            &emitter,
+            |snapshot| {
+                let (ids, epp) = validate::epp(snapshot, &policies, &epp)?;
+                Ok((
+                    Change::new(actions::SET_CPU_POWER, "epp", epp, Some(&ids)),
+                    (ids, epp),
+                ))
+            },
+            async |(ids, epp)| self.write_each(&ids, Target::Epp, &epp.to_string()).await,
+        )
+        .await
     }
 
     async fn set_boost(
@@ -225,54 +198,37 @@ impl Helper {
         policies: Vec<u32>,
         enabled: bool,
     ) -> Result<Vec<PolicyValue>, HelperError> {
-        let _call = self.call()?;
-        let snapshot = self.read_machine()?;
-        let ids: Vec<u32> = validate::policies(&snapshot, &policies)?
-            .iter()
-            .map(|policy| policy.id)
-            .collect();
-        let every_policy = snapshot.policies.iter().filter(|p| p.is_active()).count() == ids.len();
-        let flag = if enabled { "1" } else { "0" };
-        // The machine-wide switch when every policy is meant (intel_pstate has only that),
-        // else the policies' own `boost` files (amd-pstate, cpufreq-dt).
-        let global = if !every_policy {
-            None
-        } else if self.kernel.read(Target::NoTurbo).is_some() {
-            Some((Target::NoTurbo, if enabled { "0" } else { "1" }))
-        } else if self.kernel.read(Target::Boost).is_some() {
-            Some((Target::Boost, flag))
-        } else {
-            None
-        };
-        let per_policy = ids
-            .iter()
-            .all(|&id| self.kernel.read(Target::PolicyBoost(id)).is_some());
-        if global.is_none() && !per_policy {
-            return Err(if every_policy {
-                Problem::NoBoostSwitch
-            } else {
-                Problem::BoostOnlyForAll
-            }
-            .into());
-        }
-        let details = details("turbo", on_off(enabled), Policies::These(&ids));
-        self.authorize(&header, actions::SET_CPU_POWER, &details)
-            .await?;
-        let read_back = match global {
-            Some((target, value)) => {
-                let now = self.write_one(target, value).await?;
-                let allowed = if target == Target::NoTurbo {
-                    now == "0"
-                } else {
-                    now == "1"
-                };
-                let value = if allowed { "1" } else { "0" };
-                ids.iter().map(|&id| (id, value.to_owned())).collect()
-            }
-            None => self.write_each(&ids, Target::PolicyBoost, flag).await?,
-        };
-        self.changed_now(&emitter, "boost", ids).await;
-        Ok(read_back)
+        self.change(
+            &header,
+            &emitter,
+            |snapshot| {
+                let ids: Vec<u32> = validate::policies(snapshot, &policies)?
+                    .iter()
+                    .map(|policy| policy.id)
+                    .collect();
+                let switch = self.boost_switch(snapshot, &ids, enabled)?;
+                let mut change =
+                    Change::new(actions::SET_CPU_POWER, "turbo", on_off(enabled), Some(&ids));
+                change.announce.0 = "boost";
+                Ok((change, (ids, switch)))
+            },
+            async |(ids, switch)| match switch {
+                BoostSwitch::Global(target, value) => {
+                    let now = self.write_one(target, value).await?;
+                    let allowed = if target == Target::NoTurbo {
+                        now == "0"
+                    } else {
+                        now == "1"
+                    };
+                    let value = if allowed { "1" } else { "0" };
+                    Ok(ids.iter().map(|&id| (id, value.to_owned())).collect())
+                }
+                BoostSwitch::PerPolicy(flag) => {
+                    self.write_each(&ids, Target::PolicyBoost, flag).await
+                }
+            },
+        )
+        .await
     }
 
     async fn set_eas(
@@ -281,24 +237,29 @@ impl Helper {
         #[zbus(signal_emitter)] emitter: SignalEmitter<'_>,
         enabled: bool,
     ) -> Result<String, HelperError> {
-        let _call = self.call()?;
-        let snapshot = self.read_machine()?;
-        validate::eas(&snapshot)?;
-        let details = details("eas", on_off(enabled), Policies::All);
-        self.authorize(&header, actions::SET_SCHEDULER, &details)
-            .await?;
-        if let Some(current) = self.kernel.read(Target::EasSysctl) {
-            self.journal
-                .note_eas_before_change(&current)
-                .map_err(|error| Problem::Journal {
-                    error: error.to_string(),
-                })?;
-        }
-        let now = self
-            .write_one(Target::EasSysctl, if enabled { "1" } else { "0" })
-            .await?;
-        self.changed_now(&emitter, "eas", Vec::new()).await;
-        Ok(now)
+        self.change(
+            &header,
+            &emitter,
+            |snapshot| {
+                validate::eas(snapshot)?;
+                Ok((
+                    Change::new(actions::SET_SCHEDULER, "eas", on_off(enabled), None),
+                    (),
+                ))
+            },
+            async |()| {
+                if let Some(current) = self.kernel.read(Target::EasSysctl) {
+                    self.journal
+                        .note_eas_before_change(&current)
+                        .map_err(|error| Problem::Journal {
+                            error: error.to_string(),
+                        })?;
+                }
+                self.write_one(Target::EasSysctl, if enabled { "1" } else { "0" })
+                    .await
+            },
+        )
+        .await
     }
 
     async fn set_driver_mode(
@@ -307,15 +268,19 @@ impl Helper {
         #[zbus(signal_emitter)] emitter: SignalEmitter<'_>,
         mode: String,
     ) -> Result<String, HelperError> {
-        let _call = self.call()?;
-        let snapshot = self.read_machine()?;
-        let (target, mode) = validate::driver_mode(&snapshot, &mode)?;
-        let details = details("mode", mode, Policies::All);
-        self.authorize(&header, actions::SET_DRIVER_MODE, &details)
-            .await?;
-        let now = self.write_one(target, &mode.to_string()).await?;
-        self.changed_now(&emitter, "mode", Vec::new()).await;
-        Ok(now)
+        self.change(
+            &header,
+            &emitter,
+            |snapshot| {
+                let (target, mode) = validate::driver_mode(snapshot, &mode)?;
+                Ok((
+                    Change::new(actions::SET_DRIVER_MODE, "mode", mode, None),
+                    (target, mode),
+                ))
+            },
+            async |(target, mode)| self.write_one(target, &mode.to_string()).await,
+        )
+        .await
     }
 
     /// Authorised first: finding out what to write reads the machine and the bus, which is
@@ -327,7 +292,8 @@ impl Helper {
     ) -> Result<Vec<PolicyValue>, HelperError> {
         let _call = self.call()?;
         let details = details("epp", "the active profile's", Policies::All);
-        self.authorize(&header, actions::SET_CPU_POWER, &details)
+        self.authority
+            .check(&header, actions::SET_CPU_POWER, &details)
             .await?;
         let status = self.status.fresh().await?;
         let Some(profile) = &status.profile else {
@@ -422,12 +388,13 @@ impl Helper {
         let snapshot = self.read_machine()?;
         validate::measurement(&snapshot, &cpus, trials, validate::usable_cpus().as_ref())?;
         let list: Vec<u32> = cpus.clone();
-        self.authorize(
-            &header,
-            actions::RUN_MEASUREMENT,
-            &details("measurement", trials, Policies::These(&list)),
-        )
-        .await?;
+        self.authority
+            .check(
+                &header,
+                actions::RUN_MEASUREMENT,
+                &details("measurement", trials, Policies::These(&list)),
+            )
+            .await?;
         let cancel = Arc::new(AtomicBool::new(false));
         {
             let mut running = self.running();
@@ -442,24 +409,16 @@ impl Helper {
         let root = self.kernel.root().to_owned();
         let (progress_tx, mut progress_rx) = tokio::sync::mpsc::unbounded_channel();
         let measuring = tokio::task::spawn_blocking(move || {
-            let root = SysRoot::new(root);
-            if snapshot.simulated {
-                let machine = pacer_core::sim::SimMachine::load(root.root())
-                    .map_err(|e| e.to_string())?
-                    .ok_or_else(|| "the simulated machine's state is missing".to_owned())?;
-                return Ok(pacer_bench::report::simulated_ramp(
-                    &machine, &snapshot, &cpus, None,
-                ));
-            }
-            let options = pacer_bench::report::RampOptions {
+            let options = RampOptions {
                 trials: trials as usize,
                 raise_priority: true,
                 ..Default::default()
             };
-            let mut progress = |p: pacer_bench::report::Progress| {
+            let mut progress = |p: Progress| {
                 let _ = progress_tx.send(p);
             };
-            pacer_bench::report::measure_ramp(
+            let root = SysRoot::new(root);
+            ramp_of(
                 &root,
                 &snapshot,
                 &cpus,
@@ -500,12 +459,13 @@ impl Helper {
         #[zbus(header)] header: Header<'_>,
     ) -> Result<(), HelperError> {
         let _call = self.call()?;
-        self.authorize(
-            &header,
-            actions::RUN_MEASUREMENT,
-            &details("measurement", "cancelled", Policies::All),
-        )
-        .await?;
+        self.authority
+            .check(
+                &header,
+                actions::RUN_MEASUREMENT,
+                &details("measurement", "cancelled", Policies::All),
+            )
+            .await?;
         let running = self.running();
         match running.as_ref() {
             Some(running) if running.owner != caller(&header) => {
@@ -561,6 +521,39 @@ impl Helper {
             .iter()
             .map(|&id| (id, self.kernel.read(target(id)).unwrap_or_default()))
             .collect())
+    }
+
+    /// Which switch turns turbo on or off for `ids`: the machine-wide one when every policy
+    /// is meant (intel_pstate has only that), else the policies' own `boost` files
+    /// (amd-pstate, cpufreq-dt).
+    fn boost_switch(
+        &self,
+        snapshot: &Snapshot,
+        ids: &[u32],
+        enabled: bool,
+    ) -> Result<BoostSwitch, Problem> {
+        let every_policy = snapshot.policies.iter().filter(|p| p.is_active()).count() == ids.len();
+        let flag = if enabled { "1" } else { "0" };
+        if every_policy && self.kernel.read(Target::NoTurbo).is_some() {
+            return Ok(BoostSwitch::Global(
+                Target::NoTurbo,
+                if enabled { "0" } else { "1" },
+            ));
+        }
+        if every_policy && self.kernel.read(Target::Boost).is_some() {
+            return Ok(BoostSwitch::Global(Target::Boost, flag));
+        }
+        if ids
+            .iter()
+            .all(|&id| self.kernel.read(Target::PolicyBoost(id)).is_some())
+        {
+            return Ok(BoostSwitch::PerPolicy(flag));
+        }
+        Err(if every_policy {
+            Problem::NoBoostSwitch
+        } else {
+            Problem::BoostOnlyForAll
+        })
     }
 
     /// Writes one machine-wide file and returns what it reads back.

@@ -8,7 +8,6 @@ use pacer_bench::report::{self, Progress, RampOptions, RampReport};
 use pacer_bench::table::{number, RampTable};
 use pacer_core::i18n::{fill, gettext};
 use pacer_core::machine::Snapshot;
-use pacer_core::sim::SimMachine;
 use pacer_core::values::CoreType;
 use pacer_core::SysRoot;
 use pacer_dbus::client::{self as helper_client, active_profile, Bus};
@@ -63,17 +62,12 @@ fn ramp(
     profile: Option<String>,
     cancel: &AtomicBool,
 ) -> anyhow::Result<RampReport> {
-    if snapshot.simulated {
-        let machine = SimMachine::load(root.root())?
-            .context(gettext("the simulated machine's state is missing"))?;
-        return Ok(report::simulated_ramp(&machine, snapshot, cpus, profile));
-    }
     let options = RampOptions {
         trials,
         ..RampOptions::default()
     };
     let mut progress = progress_line(trials * cpus.len());
-    Ok(report::measure_ramp(
+    Ok(report::ramp_of(
         root,
         snapshot,
         cpus,

@@ -1,0 +1,121 @@
+//! Asking polkit about the caller of a request, and what it is told: the action and the
+//! details of the change (the policy file's messages show them).
+
+use std::collections::HashMap;
+
+use pacer_core::CpuSet;
+use pacer_dbus::Problem;
+use zbus::message::{Flags, Header};
+use zbus_polkit::policykit1::{AuthorityProxy, CheckAuthorizationFlags, Subject};
+
+/// polkit, or nobody to ask (`--no-polkit`, for a simulated machine on a session bus).
+#[derive(Debug)]
+pub struct Authority {
+    polkit: Option<AuthorityProxy<'static>>,
+}
+
+impl Authority {
+    pub fn new(polkit: Option<AuthorityProxy<'static>>) -> Authority {
+        Authority { polkit }
+    }
+
+    /// polkit's verdict for the caller of this message (its unique bus name, never the
+    /// helper's own process), with what would change as details. polkit may ask the user for
+    /// a password only when the caller said it can wait for one (the message's
+    /// allow-interactive-authorization flag).
+    pub async fn check(
+        &self,
+        header: &Header<'_>,
+        action: &str,
+        details: &Details,
+    ) -> Result<(), Problem> {
+        let Some(polkit) = &self.polkit else {
+            return Ok(());
+        };
+        let subject = Subject::new_for_message_header(header).map_err(|error| {
+            Problem::PolkitUnreachable {
+                action: action.to_owned(),
+                error: error.to_string(),
+            }
+        })?;
+        let flags = if header
+            .primary()
+            .flags()
+            .contains(Flags::AllowInteractiveAuth)
+        {
+            CheckAuthorizationFlags::AllowUserInteraction.into()
+        } else {
+            Default::default()
+        };
+        let details: HashMap<&str, &str> = details
+            .iter()
+            .map(|(key, value)| (*key, value.as_str()))
+            .collect();
+        let result = polkit
+            .check_authorization(&subject, action, &details, flags, "")
+            .await
+            .map_err(|error| Problem::PolkitUnreachable {
+                action: action.to_owned(),
+                error: error.to_string(),
+            })?;
+        if result.is_authorized {
+            Ok(())
+        } else {
+            Err(Problem::NotAuthorized {
+                action: action.to_owned(),
+            })
+        }
+    }
+}
+
+/// What a change is, for polkit's rules and its dialog (the policy file's messages use them):
+/// `setting`, `value`, `policies`.
+pub type Details = [(&'static str, String); 3];
+
+/// Which policies a change is for, in polkit's details.
+pub enum Policies<'a> {
+    All,
+    These(&'a [u32]),
+}
+
+pub fn details(setting: &str, value: impl ToString, policies: Policies<'_>) -> Details {
+    let policies = match policies {
+        Policies::All => "all".to_owned(),
+        Policies::These(ids) => ids.iter().copied().collect::<CpuSet>().to_string(),
+    };
+    [
+        ("setting", setting.to_owned()),
+        ("value", value.to_string()),
+        ("policies", policies),
+    ]
+}
+
+/// What a validated request changes: the polkit action and the details polkit is told, and
+/// what the `Changed` signal announces once it is done.
+pub struct Change {
+    pub action: &'static str,
+    pub details: Details,
+    /// The signal's `what`, and the policies it names (none: machine-wide).
+    pub announce: (&'static str, Vec<u32>),
+}
+
+impl Change {
+    /// `setting` set to `value` on the policies `ids` (`None`: machine-wide), announced
+    /// under the same name.
+    pub fn new(
+        action: &'static str,
+        setting: &'static str,
+        value: impl ToString,
+        ids: Option<&[u32]>,
+    ) -> Change {
+        let policies = match ids {
+            Some(ids) => Policies::These(ids),
+            None => Policies::All,
+        };
+        Change {
+            action,
+            details: details(setting, value, policies),
+            announce: (setting, ids.map(<[u32]>::to_vec).unwrap_or_default()),
+        }
+    }
+}
