@@ -1,6 +1,6 @@
 //! The Flatpak manifests (`flatpak/`) are valid and stay in step with the workspace: they
 //! validate against flatpak-builder's JSON schema (from flathub-infra/flatpak-builder-lint,
-//! kept in `../shared/reference/` when present), flatpak-builder itself reads them without a
+//! read from `../shared/reference/` beside the checkout), flatpak-builder itself reads them without a
 //! warning, they ask for exactly the sandbox permissions Pacer needs, and
 //! `flatpak/cargo-sources.json` lists exactly the crates of `Cargo.lock` (regenerate it with
 //! `flatpak/update-cargo-sources.sh`).

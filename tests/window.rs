@@ -1,7 +1,8 @@
 //! Pacer's window on a real (virtual) display: it opens on the simulated laptop and stays
 //! up, each page can be reached from the keyboard and drawn (the screenshots of the README
-//! come from here), and the seed's inconsistency makes the banner appear when the helper,
-//! the window and Debian's power-profiles-daemon share one simulated machine.
+//! come from here), and the EPP lost behind the daemon's back (`docs/kernel.md` 2.4) makes
+//! the banner appear when the helper, the window and Debian's power-profiles-daemon share
+//! one simulated machine.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -92,7 +93,7 @@ fn a_machine_without_cpufreq_is_offered_the_simulated_laptop() {
     gui.screenshot("offered-simulation");
 }
 
-/// The seed's three steps (`reference/seeds/`): the governor to performance through the
+/// The three steps of `docs/kernel.md` 2.4 (the EPP lost behind the daemon's back): the governor to performance through the
 /// helper (intel_pstate saves the EPP), the profile to performance through the daemon (it
 /// writes EPP performance... which the kernel refuses under that governor, or which it holds
 /// anyway), then the governor back to powersave (intel_pstate restores the saved EPP behind

@@ -1,8 +1,9 @@
 //! The Measure page: one button measures how fast a core of each type reaches full speed
 //! when work arrives (through pacer-helper when it is there: as root, at the highest
-//! priority, with energy), with progress and cancel; the result as the seed's table and a
-//! ramp chart. A comparison runs it under chosen settings, side by side, and puts the
-//! settings back. Results stay in a history for the session, exportable as JSON, CSV, PNG.
+//! priority, with energy), with progress and cancel; the result as the table of
+//! `docs/measurement.md` and a ramp chart. A comparison runs it under chosen settings, side
+//! by side, and puts the settings back. Results stay in a history for the session,
+//! exportable as JSON, CSV, PNG.
 
 mod export;
 mod run;

@@ -1,5 +1,5 @@
-//! A comparison: the same ramp measured under several settings, in the schema-1 JSON
-//! contract of DESIGN.md (`{schema, kind: "compare", columns: [{setting, result}], restored}`),
+//! A comparison: the same ramp measured under several settings, in the schema-1 JSON contract
+//! of `docs/contracts.md` 3 (`{schema, kind: "compare", columns: [{setting, result}], restored}`),
 //! and the settings themselves (`governor=schedutil,epp=power`).
 
 use std::collections::BTreeMap;

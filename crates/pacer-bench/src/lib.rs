@@ -1,6 +1,6 @@
 //! Pacer's measurements: how fast a core reaches full speed when work arrives, and what
 //! waking a task on another core costs, exact enough for a patch mail; and their
-//! presentation (the seed's table) and comparisons under several settings, shared by
+//! presentation (the table of `docs/measurement.md`) and comparisons under several settings, shared by
 //! `pacerctl` and the window.
 
 pub mod compare;

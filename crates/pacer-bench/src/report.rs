@@ -1,5 +1,5 @@
-//! Measurements over trials, in the schema-1 JSON contract of DESIGN.md, on real CPUs or
-//! from a simulated machine's model.
+//! Measurements over trials, in the schema-1 JSON contract (`docs/contracts.md` 3), on real
+//! CPUs or from a simulated machine's model.
 
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;

@@ -1,4 +1,4 @@
-//! The seed's table of a ramp measurement as a model: column labels (setting and core) and
+//! The table of a ramp measurement (`docs/measurement.md` 2) as a model: column labels (setting and core) and
 //! rows of formatted figures (a row per window and figure), laid out as text by `pacerctl`,
 //! in a grid by the window, and written as CSV for export.
 
@@ -245,7 +245,7 @@ impl RampTable {
         }
     }
 
-    /// The table as the seed prints it: labels on the left, figures right-aligned under
+    /// The table as the mailing-list post prints it (`docs/measurement.md` 2): labels on the left, figures right-aligned under
     /// their column's label, the settings below.
     pub fn to_text(&self) -> String {
         let labels: Vec<String> = self

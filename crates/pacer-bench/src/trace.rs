@@ -1,6 +1,6 @@
 //! A sampled run of the recurrence and what it says: throughput in windows from the start as
 //! a share of steady throughput, the time to reach and stay at 95 %, and steady throughput
-//! itself (the method of `reference/seeds/000_…`).
+//! itself (the method of `docs/measurement.md`).
 
 use crate::stats::median;
 

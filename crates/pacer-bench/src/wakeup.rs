@@ -1,4 +1,4 @@
-//! Wake-up ping-pong (seeds 001 and 003, like `perf bench sched pipe`): two threads pinned
+//! Wake-up ping-pong (`docs/measurement.md` 4, like `perf bench sched pipe`): two threads pinned
 //! on two CPUs bounce a byte through two pipes; each round trip wakes each side once.
 
 use std::os::fd::OwnedFd;

@@ -1,5 +1,5 @@
-//! `pacerctl status --json`, schema 1: the contract in DESIGN.md. Fields may be added; the
-//! ones there keep their names and meaning, and unknown values are `null`.
+//! `pacerctl status --json`, schema 1: the contract in `docs/contracts.md` 2. Fields may be
+//! added; the ones there keep their names and meaning, and unknown values are `null`.
 
 use serde::Serialize;
 

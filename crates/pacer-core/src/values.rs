@@ -1,5 +1,5 @@
 //! Value types for what cpufreq and friends print, each parsed strictly so that a value that
-//! exists is one the kernel could have printed. Facts: `reference/kernel.md` §1–§3.
+//! exists is one the kernel could have printed. Facts: `docs/kernel.md` 1–3.
 
 use std::fmt;
 use std::str::FromStr;
@@ -50,7 +50,8 @@ impl<T: FromStr> FromStr for Decimal<T> {
 ///
 /// The kernel prints one of the named preferences when the hardware value matches that name's
 /// model-specific number, and the number otherwise; Pacer compares names, never numbers,
-/// because the mapping differs between CPU models (`kernel.md` §2.2).
+/// because the mapping differs between CPU models (intel_pstate.c `intel_epp_default[]`,
+/// `docs/kernel.md` 2.2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Epp {
     /// Printed for a raw 0 that is not this model's `performance` value (Meteor Lake and later).
@@ -279,7 +280,8 @@ impl FromStr for Epb {
     }
 }
 
-/// What `/proc/sys/kernel/sched_energy_aware` reads (`kernel.md` §4.3).
+/// What `/proc/sys/kernel/sched_energy_aware` reads (kernel/sched/topology.c
+/// `sched_energy_aware_handler()`, `docs/kernel.md` 4.3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum EasSysctl {
     /// Empty read (kernel 6.7+): EAS is impossible on this machine as it is set up now.

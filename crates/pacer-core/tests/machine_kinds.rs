@@ -1,5 +1,5 @@
 //! The snapshot of every machine kind says what the kernel facts say it must
-//! (`shared/fixtures/sysfs/README.md`, `reference/kernel.md`), on the project's own trees and,
+//! (`docs/kernel.md`, the machine kinds in its section 7), on the project's own trees and,
 //! when present, on the reference fixture trees, which the models must reproduce exactly.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]

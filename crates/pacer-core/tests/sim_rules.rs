@@ -1,6 +1,7 @@
 //! The kernel's write rules on simulated machines, each row citing the behaviour it encodes
-//! (`reference/kernel.md` sections), the seed's three-step sequence, random write sequences,
-//! and the ramp calibration against the seed's measurements.
+//! (`docs/kernel.md` sections), the three-step sequence of `docs/kernel.md` 2.4, random
+//! write sequences, and the ramp calibration against the published measurements
+//! (`docs/measurement.md` 2).
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -89,13 +90,13 @@ fn intel_pstate_active_mode() {
         "intel-hybrid",
         vec![
             row(
-                "§2.1 setpolicy drivers take performance and powersave only",
+                "kernel.md 2.1: setpolicy drivers take performance and powersave only",
                 policy(0, "scaling_governor"),
                 "schedutil",
                 Err(Invalid),
             ),
             row(
-                "§2.2 names map to the model's numbers",
+                "kernel.md 2.2: names map to the model's numbers",
                 policy(0, "energy_performance_preference"),
                 "balance_power",
                 Ok(()),
@@ -105,14 +106,14 @@ fn intel_pstate_active_mode() {
                 "balance_power\n",
             ),
             row(
-                "§2.2 raw numbers since 5.9 print as the number",
+                "kernel.md 2.2: raw numbers since 5.9 print as the number",
                 policy(0, "energy_performance_preference"),
                 "128",
                 Ok(()),
             )
             .then(policy(0, "energy_performance_preference"), "128\n"),
             row(
-                "§2.2 102 is balance_performance on Alder Lake-L",
+                "kernel.md 2.2: 102 is balance_performance on Alder Lake-L",
                 policy(0, "energy_performance_preference"),
                 "102",
                 Ok(()),
@@ -122,19 +123,19 @@ fn intel_pstate_active_mode() {
                 "balance_performance\n",
             ),
             row(
-                "§2.2 above 255 is EINVAL",
+                "kernel.md 2.2: above 255 is EINVAL",
                 policy(0, "energy_performance_preference"),
                 "256",
                 Err(Invalid),
             ),
             row(
-                "§2.2 unknown names are EINVAL",
+                "kernel.md 2.2: unknown names are EINVAL",
                 policy(0, "energy_performance_preference"),
                 "turbo",
                 Err(Invalid),
             ),
             row(
-                "§2.3 performance forces EPP 0",
+                "kernel.md 2.3: performance forces EPP 0",
                 policy(1, "scaling_governor"),
                 "performance",
                 Ok(()),
@@ -142,25 +143,25 @@ fn intel_pstate_active_mode() {
             .then(policy(1, "energy_performance_preference"), "performance\n")
             .then(policy(1, "scaling_governor"), "performance\n"),
             row(
-                "§2.3 EPP above 0 under performance is EBUSY",
+                "kernel.md 2.3: EPP above 0 under performance is EBUSY",
                 policy(1, "energy_performance_preference"),
                 "balance_performance",
                 Err(Busy),
             ),
             row(
-                "§2.3 default is above 0 too",
+                "kernel.md 2.3: default is above 0 too",
                 policy(1, "energy_performance_preference"),
                 "default",
                 Err(Busy),
             ),
             row(
-                "§2.3 a raw 0 is accepted",
+                "kernel.md 2.3: a raw 0 is accepted",
                 policy(1, "energy_performance_preference"),
                 "0",
                 Ok(()),
             ),
             row(
-                "§1.3 EPB names use hyphens; normal is 7 on ADL-L",
+                "kernel.md 1.3: EPB names use hyphens; normal is 7 on ADL-L",
                 "sys/devices/system/cpu/cpu2/power/energy_perf_bias".into(),
                 "normal",
                 Ok(()),
@@ -170,33 +171,33 @@ fn intel_pstate_active_mode() {
                 "7\n",
             ),
             row(
-                "§1.3 EPB is 0-15",
+                "kernel.md 1.3: EPB is 0-15",
                 "sys/devices/system/cpu/cpu2/power/energy_perf_bias".into(),
                 "16",
                 Err(Invalid),
             ),
             row(
-                "§1.3 no_turbo",
+                "kernel.md 1.3: no_turbo",
                 "sys/devices/system/cpu/intel_pstate/no_turbo".into(),
                 "1",
                 Ok(()),
             )
             .then("sys/devices/system/cpu/intel_pstate/no_turbo".into(), "1\n"),
             row(
-                "§1.2 limits are clamped to the hardware's",
+                "kernel.md 1.2: limits are clamped to the hardware's",
                 policy(2, "scaling_max_freq"),
                 "9999999",
                 Ok(()),
             )
             .then(policy(2, "scaling_max_freq"), "4700000\n"),
             row(
-                "§1.2 limits are numbers",
+                "kernel.md 1.2: limits are numbers",
                 policy(2, "scaling_max_freq"),
                 "fast",
                 Err(Invalid),
             ),
             row(
-                "§1.2 read-only attributes refuse writes",
+                "kernel.md 1.2: read-only attributes refuse writes",
                 policy(2, "cpuinfo_max_freq"),
                 "1",
                 Err(ReadOnly),
@@ -214,20 +215,20 @@ fn intel_pstate_active_mode() {
                 Err(NoFile),
             ),
             row(
-                "§4.3 EAS impossible with SMT: EOPNOTSUPP",
+                "kernel.md 4.3: EAS impossible with SMT: EOPNOTSUPP",
                 "proc/sys/kernel/sched_energy_aware".into(),
                 "1",
                 Err(NotSupported),
             )
             .then("proc/sys/kernel/sched_energy_aware".into(), ""),
             row(
-                "§2.1 off is refused while HWP is on",
+                "kernel.md 2.1: off is refused while HWP is on",
                 "sys/devices/system/cpu/intel_pstate/status".into(),
                 "off",
                 Err(Busy),
             ),
             row(
-                "§2.1 status takes active, passive, off",
+                "kernel.md 2.1: status takes active, passive, off",
                 "sys/devices/system/cpu/intel_pstate/status".into(),
                 "sideways",
                 Err(Invalid),
@@ -243,7 +244,7 @@ fn intel_pstate_passive_mode_and_eas() {
         "intel-hybrid-nosmt",
         vec![
             row(
-                "§2.1 passive swaps the driver and the governor list",
+                "kernel.md 2.1: passive swaps the driver and the governor list",
                 "sys/devices/system/cpu/intel_pstate/status".into(),
                 "passive",
                 Ok(()),
@@ -252,33 +253,33 @@ fn intel_pstate_passive_mode_and_eas() {
             .then(policy(0, "scaling_available_governors"), available)
             .then(policy(0, "scaling_governor"), "schedutil\n"),
             row(
-                "§4.1 schedutil everywhere, no SMT, asymmetric: EAS possible",
+                "kernel.md 4.1: schedutil everywhere, no SMT, asymmetric: EAS possible",
                 "proc/sys/kernel/sched_energy_aware".into(),
                 "0",
                 Ok(()),
             )
             .then("proc/sys/kernel/sched_energy_aware".into(), "0\n"),
             row(
-                "§4.3 writing 1 turns it back on",
+                "kernel.md 4.3: writing 1 turns it back on",
                 "proc/sys/kernel/sched_energy_aware".into(),
                 "1",
                 Ok(()),
             )
             .then("proc/sys/kernel/sched_energy_aware".into(), "1\n"),
             row(
-                "§4.3 only 0 and 1",
+                "kernel.md 4.3: only 0 and 1",
                 "proc/sys/kernel/sched_energy_aware".into(),
                 "2",
                 Err(Invalid),
             ),
             row(
-                "§2.3 passive mode has no EBUSY rule",
+                "kernel.md 2.3: passive mode has no EBUSY rule",
                 policy(0, "scaling_governor"),
                 "performance",
                 Ok(()),
             ),
             row(
-                "§2.3 EPP under performance in passive mode",
+                "kernel.md 2.3: EPP under performance in passive mode",
                 policy(0, "energy_performance_preference"),
                 "power",
                 Ok(()),
@@ -286,13 +287,13 @@ fn intel_pstate_passive_mode_and_eas() {
             .then(policy(0, "energy_performance_preference"), "power\n")
             .then("proc/sys/kernel/sched_energy_aware".into(), ""),
             row(
-                "§4.3 one policy off schedutil makes EAS impossible",
+                "kernel.md 4.3: one policy off schedutil makes EAS impossible",
                 "proc/sys/kernel/sched_energy_aware".into(),
                 "1",
                 Err(NotSupported),
             ),
             row(
-                "§2.1 back to active: powersave, hwp_dynamic_boost back",
+                "kernel.md 2.1: back to active: powersave, hwp_dynamic_boost back",
                 "sys/devices/system/cpu/intel_pstate/status".into(),
                 "active",
                 Ok(()),
@@ -313,20 +314,20 @@ fn amd_pstate_rules() {
         "amd-zen4",
         vec![
             row(
-                "§3 raw numbers are EINVAL (sysfs_match_string only)",
+                "kernel.md 3: raw numbers are EINVAL (sysfs_match_string only)",
                 policy(0, "energy_performance_preference"),
                 "128",
                 Err(Invalid),
             ),
             row(
-                "§3 names are fine",
+                "kernel.md 3: names are fine",
                 policy(0, "energy_performance_preference"),
                 "power",
                 Ok(()),
             )
             .then(policy(0, "energy_performance_preference"), "power\n"),
             row(
-                "§3 performance pins EPP and shrinks the list",
+                "kernel.md 3: performance pins EPP and shrinks the list",
                 policy(0, "scaling_governor"),
                 "performance",
                 Ok(()),
@@ -337,48 +338,53 @@ fn amd_pstate_rules() {
                 "performance\n",
             ),
             row(
-                "§3 EPP above 0 under performance is EBUSY",
+                "kernel.md 3: EPP above 0 under performance is EBUSY",
                 policy(0, "energy_performance_preference"),
                 "power",
                 Err(Busy),
             ),
             row(
-                "§3 no restore after performance",
+                "kernel.md 3: no restore after performance",
                 policy(0, "scaling_governor"),
                 "powersave",
                 Ok(()),
             )
             .then(policy(0, "energy_performance_preference"), "performance\n"),
             row(
-                "§1.3 global boost",
+                "kernel.md 1.3: global boost",
                 "sys/devices/system/cpu/cpufreq/boost".into(),
                 "0",
                 Ok(()),
             )
             .then("sys/devices/system/cpu/cpufreq/boost".into(), "0\n"),
-            row("§1.2 per-policy boost", policy(3, "boost"), "off", Ok(()))
-                .then(policy(3, "boost"), "0\n"),
             row(
-                "§1.3 no EPB on AMD",
+                "kernel.md 1.2: per-policy boost",
+                policy(3, "boost"),
+                "off",
+                Ok(()),
+            )
+            .then(policy(3, "boost"), "0\n"),
+            row(
+                "kernel.md 1.3: no EPB on AMD",
                 "sys/devices/system/cpu/cpu0/power/energy_perf_bias".into(),
                 "6",
                 Err(NoFile),
             ),
             row(
-                "§3 guided mode: amd-pstate, no EPP files",
+                "kernel.md 3: guided mode: amd-pstate, no EPP files",
                 "sys/devices/system/cpu/amd_pstate/status".into(),
                 "guided",
                 Ok(()),
             )
             .then(policy(0, "scaling_driver"), "amd-pstate\n"),
             row(
-                "§3 no EPP file in guided mode",
+                "kernel.md 3: no EPP file in guided mode",
                 policy(0, "energy_performance_preference"),
                 "power",
                 Err(NoFile),
             ),
             row(
-                "§3 status takes active, passive, guided, disable",
+                "kernel.md 3: status takes active, passive, guided, disable",
                 "sys/devices/system/cpu/amd_pstate/status".into(),
                 "fast",
                 Err(Invalid),
@@ -393,7 +399,7 @@ fn cpufreq_dt_and_offline_cpus() {
         "arm-rk3588",
         vec![
             row(
-                "§1.2 any registered governor",
+                "kernel.md 1.2: any registered governor",
                 policy(4, "scaling_governor"),
                 "ondemand",
                 Ok(()),
@@ -401,13 +407,13 @@ fn cpufreq_dt_and_offline_cpus() {
             .then(policy(4, "scaling_governor"), "ondemand\n")
             .then("proc/sys/kernel/sched_energy_aware".into(), ""),
             row(
-                "§1.2 unregistered governors are EINVAL",
+                "kernel.md 1.2: unregistered governors are EINVAL",
                 policy(4, "scaling_governor"),
                 "turbo",
                 Err(Invalid),
             ),
             row(
-                "§4.3 schedutil again: EAS possible again",
+                "kernel.md 4.3: schedutil again: EAS possible again",
                 policy(4, "scaling_governor"),
                 "schedutil",
                 Ok(()),
@@ -421,7 +427,8 @@ fn cpufreq_dt_and_offline_cpus() {
             ),
         ],
     );
-    // An offline CPU's per-CPU policy is inactive: every attribute answers EBUSY (§1).
+    // An offline CPU's per-CPU policy is inactive: every attribute answers EBUSY (cpufreq.c
+    // `show()` and `store()`, `docs/kernel.md` 1.1).
     let dir = tempfile::tempdir().unwrap();
     let mut machine = sim::model("intel-hybrid").unwrap();
     machine.cpus[9].online = false;
@@ -441,9 +448,9 @@ fn errors_read_as_on_hardware() {
     assert_eq!(NotSupported.to_io().raw_os_error(), Some(95));
 }
 
-/// `reference/seeds/000_…`: governor to performance, profile (EPP) to performance, governor
-/// back to powersave: intel_pstate restores the EPP saved in step 1, and the user's explicit
-/// performance is lost (`kernel.md` §2.4).
+/// The three steps of `docs/kernel.md` 2.4: governor to performance, profile (EPP) to
+/// performance, governor back to powersave: intel_pstate restores the EPP saved in step 1,
+/// and the user's explicit performance is lost (`intel_pstate_hwp_set()`).
 #[test]
 fn the_seeds_three_step_sequence() {
     let (dir, sim) = machine_dir("intel-hybrid");
@@ -551,8 +558,9 @@ proptest! {
     }
 }
 
-/// The seed's ramp-up table (Alder Lake P- and E-cores): windows 0–5, 10, 20, 50, 100, 500,
-/// 1000 ms as % of steady throughput, and the time to stay above 95 %.
+/// The published ramp-up table (`docs/measurement.md` 2; Alder Lake P- and E-cores): windows
+/// 0–5, 10, 20, 50, 100, 500, 1000 ms as % of steady throughput, and the time to stay above
+/// 95 %.
 struct SeedColumn {
     what: &'static str,
     windows: [f64; 7],

@@ -176,7 +176,7 @@ async fn bad_input_of_every_kind_is_named_and_changes_nothing() {
     assert_eq!(rig.tree_contents(), before);
 }
 
-/// The seed's sequence through the helper: EBUSY surfaces as Busy, explained.
+/// The sequence of `docs/kernel.md` 2.4 through the helper: EBUSY surfaces as Busy, explained.
 #[tokio::test]
 async fn the_seed_sequence_surfaces_busy_in_words() {
     let rig = Rig::start("intel-hybrid");

@@ -1,7 +1,7 @@
 //! Real services for tests, started and stopped by the test itself: a private system bus
 //! (`dbus-daemon` with its own configuration), python-dbusmock services such as the polkitd
 //! template, and Debian's real power-profiles-daemon against a tree of files
-//! (`UMOCKDEV_DIR`). The recipe is `shared/reference/ppd-rig.sh`'s. Every process is stopped
+//! (`UMOCKDEV_DIR`). The recipe is in `docs/power-profiles.md` 5. Every process is stopped
 //! by its own handle when the value holding it is dropped.
 
 #![allow(clippy::expect_used, clippy::panic)]

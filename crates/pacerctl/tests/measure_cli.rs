@@ -1,4 +1,4 @@
-//! `pacerctl measure`: the seed's table from a simulated machine's model, a real (short) run
+//! `pacerctl measure`: the ramp table (`docs/measurement.md` 2) from a simulated machine's model, a real (short) run
 //! in the schema-1 contract, and a comparison through the real helper that restores the
 //! settings it changed.
 
@@ -107,7 +107,7 @@ fn bad_measurement_arguments_are_named() {
     assert_eq!(pacerctl(&["measure", "compare"]).status.code(), Some(2));
 }
 
-/// The seed's four columns in one command on the simulated laptop, through the real helper
+/// The four columns of `docs/measurement.md` 2 in one command on the simulated laptop, through the real helper
 /// on a private system bus; afterwards the machine is as it was.
 #[test]
 fn compare_switches_through_the_helper_and_restores() {

@@ -21,7 +21,7 @@ fn stderr(output: &Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
 }
 
-/// Checks the schema-1 contract of DESIGN.md: every field there, with its type.
+/// Checks the schema-1 contract of `docs/contracts.md` 2: every field there, with its type.
 fn check_schema(document: &Value) {
     let is_uint_or_null = |v: &Value| v.is_null() || v.is_u64();
     let is_str_or_null = |v: &Value| v.is_null() || v.is_string();

@@ -1,5 +1,5 @@
 //! Logical CPUs: which exist and are online, their capacity, EPB and core type
-//! (`kernel.md` §4.5 for the labelling rule).
+//! (`docs/kernel.md` 4.5 for the labelling rule).
 
 use std::collections::BTreeMap;
 

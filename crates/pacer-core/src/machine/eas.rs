@@ -1,4 +1,4 @@
-//! Energy Aware Scheduling: whether it runs, and why not (`kernel.md` §4).
+//! Energy Aware Scheduling: whether it runs, and why not (`docs/kernel.md` 4).
 //!
 //! EAS runs when the kernel supports it, the sysctl allows it, capacities are asymmetric, SMT
 //! is off, every policy runs schedutil, and an energy model covers every CPU. From 6.7 the

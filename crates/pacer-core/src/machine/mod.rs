@@ -181,7 +181,9 @@ impl Snapshot {
     }
 
     /// The active policies whose EPP the performance governor pins at 0: a setpolicy driver
-    /// refuses any other EPP there with EBUSY (`kernel.md` §2.3).
+    /// refuses any other EPP there with EBUSY (intel_pstate.c
+    /// `intel_pstate_set_energy_pref_index()`, amd-pstate.c
+    /// `store_energy_performance_preference()`; `docs/kernel.md` 2.3, 3).
     pub fn epp_pinned(&self) -> Vec<u32> {
         if !self.driver.is_setpolicy() {
             return Vec::new();

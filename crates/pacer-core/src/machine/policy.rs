@@ -1,4 +1,4 @@
-//! One cpufreq policy: `/sys/devices/system/cpu/cpufreq/policyN/` (`kernel.md` §1.2).
+//! One cpufreq policy: `/sys/devices/system/cpu/cpufreq/policyN/` (`docs/kernel.md` 1.2).
 //!
 //! Reading sysfs costs a few system calls per file, and a large machine has thousands, so
 //! what the kernel prints alike in every policy is read once ([`PolicyShared`]), and the

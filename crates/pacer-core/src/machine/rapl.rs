@@ -1,4 +1,4 @@
-//! RAPL energy counters under `/sys/class/powercap` (`kernel.md` §5).
+//! RAPL energy counters under `/sys/class/powercap` (`docs/kernel.md` 5).
 
 use serde::Serialize;
 

@@ -1,5 +1,5 @@
 //! What a power-profile daemon says about itself, and which daemon it is
-//! (`reference/ppd.md` §1, §4).
+//! (`docs/power-profiles.md` 1, 4).
 
 use std::cmp::Ordering;
 use std::collections::HashMap;

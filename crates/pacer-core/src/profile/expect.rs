@@ -1,6 +1,6 @@
 //! What a profile implies for the CPU: the EPP, EPB and governor the daemon writes
-//! (`reference/ppd.md` §2). Only power-profiles-daemon with a CPU driver has a fixed mapping;
-//! for everything else Pacer says so instead of guessing.
+//! (`docs/power-profiles.md` 2). Only power-profiles-daemon with a CPU driver has a fixed
+//! mapping; for everything else Pacer says so instead of guessing.
 
 use std::fmt;
 
@@ -146,7 +146,8 @@ mod tests {
     use Epp::{BalancePerformance as BP, BalancePower as BW, Performance as P, Power as W};
 
     /// daemon version × CPU driver × battery → EPP, EPB, governor for balanced, and the
-    /// other two profiles, straight from ppd's driver sources (ppd.md §2).
+    /// other two profiles, straight from ppd's driver sources (src/ppd-driver-intel-pstate.c,
+    /// src/ppd-driver-amd-pstate.c; `docs/power-profiles.md` 2).
     #[test]
     fn mapping_table() {
         type Row = (

@@ -1,5 +1,5 @@
 //! The power-profile daemon: who it is, what it says, and what its profile implies for the
-//! CPU (`reference/ppd.md`).
+//! CPU (`docs/power-profiles.md`).
 
 pub mod client;
 pub mod daemon;

@@ -1,6 +1,6 @@
 //! How a simulated core's frequency follows load: a ramp shaped by driver, governor and EPP,
-//! calibrated on the ramp-up measurements of `reference/seeds/000_…` (Alder Lake, P- and
-//! E-cores): intel_pstate active with balance_performance reaches 95 % of steady throughput
+//! calibrated on the published ramp-up measurements in `docs/measurement.md` 2 (Alder Lake,
+//! P- and E-cores): intel_pstate active with balance_performance reaches 95 % of steady throughput
 //! in about 5 ms (P) and 8 ms (E), with EPP performance at once, schedutil in about 50 ms
 //! (P) and 67 ms (E).
 //!
@@ -57,7 +57,8 @@ impl Ramp {
     }
 }
 
-/// Calibrated on the seed (see the module documentation and the calibration test).
+/// Calibrated on `docs/measurement.md` 2 (see the module documentation and the calibration
+/// test).
 const INTEL_ACTIVE_P: Ramp = Ramp {
     start: 0.11,
     delay_ms: 0.0,

@@ -1,6 +1,6 @@
 //! Simulated machines: models of real machine kinds that lay out a complete sysfs, procfs and
-//! debugfs tree in a directory, byte for byte as the kernel prints it (`kernel.md`, and the
-//! fixture README in `shared/fixtures/sysfs`).
+//! debugfs tree in a directory, byte for byte as the kernel prints it (`docs/kernel.md`; the
+//! machine kinds are in its section 7).
 //!
 //! A model's state is what the kernel knows, including what it keeps hidden (the raw EPP
 //! byte, intel_pstate's saved EPP); the tree is rendered from it, so the files always agree

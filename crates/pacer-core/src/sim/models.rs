@@ -1,4 +1,5 @@
-//! The machine kinds Pacer simulates, modelled on the reference fixture trees.
+//! The machine kinds Pacer simulates, modelled on the reference fixture trees
+//! (`docs/kernel.md` 7).
 
 use crate::i18n::gettext_noop;
 
@@ -58,7 +59,8 @@ const INTEL_CUR_KHZ: [u32; 16] = [
 
 /// Core i7-1260P (Alder Lake-L): P-cores up to 4.7 GHz (base 2.1), E-cores up to 3.4 GHz
 /// (base 1.5), EPP balance_performance = 102 on this model. With SMT possible, intel_pstate
-/// sets no asymmetric capacity and registers no energy model (`kernel.md` §4.2).
+/// sets no asymmetric capacity and registers no energy model (intel_pstate.c
+/// `hybrid_init_cpu_capacity_scaling()`, `docs/kernel.md` 4.2).
 fn intel_hybrid(smt: bool) -> SimMachine {
     let p_threads = if smt { 8 } else { 4 };
     let count = p_threads + 8;

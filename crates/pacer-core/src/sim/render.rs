@@ -219,7 +219,7 @@ fn arm_identity(kind: SimCoreKind, policy: Option<&SimPolicy>) -> Option<(&'stat
 
 /// How `energy_performance_preference` prints a raw EPP byte: the name whose model-specific
 /// value it equals, else the number, except that an unmatched 0 prints `default`
-/// (`intel_pstate_get_energy_pref_index()`, `kernel.md` §2.2).
+/// (`intel_pstate_get_energy_pref_index()`, `docs/kernel.md` 2.2).
 fn epp_text(raw: u8, values: [u8; 4]) -> String {
     match values.iter().position(|&value| value == raw) {
         Some(index) => EPP_NAMES[index].to_owned(),
@@ -466,7 +466,8 @@ fn rapl_files(tree: &mut Tree, rapl: SimRapl) {
     }
 }
 
-/// The EAS sysctl (empty when impossible, `kernel.md` §4.3) and the energy model in debugfs.
+/// The EAS sysctl (empty when impossible, `docs/kernel.md` 4.3) and the energy model in
+/// debugfs.
 fn eas_files(tree: &mut Tree, machine: &SimMachine) {
     if !machine.eas_support {
         return;
@@ -497,7 +498,8 @@ fn eas_files(tree: &mut Tree, machine: &SimMachine) {
 }
 
 /// intel_pstate's artificial model: one domain per CPU, states 2–5 (40–100 % of capacity),
-/// power `EM_MAX_POWER`, cost = state + 2 on P-cores and + 1 on E-cores (`kernel.md` §4.2).
+/// power `EM_MAX_POWER`, cost = state + 2 on P-cores and + 1 on E-cores (intel_pstate.c
+/// `hybrid_register_perf_domain()`, `hybrid_get_cost()`; `docs/kernel.md` 4.2).
 fn artificial_energy_model(tree: &mut Tree, cpu: u32, kind: SimCoreKind, capacity: u32) {
     let dir = format!("sys/kernel/debug/energy_model/cpu{cpu}");
     let extra = if kind == SimCoreKind::IntelP { 2 } else { 1 };

@@ -1,5 +1,5 @@
 //! The kernel's rules for writes to a simulated machine: what each file accepts, the errno it
-//! answers otherwise, and the side effects (`reference/kernel.md`; sections cited per rule).
+//! answers otherwise, and the side effects (`docs/kernel.md`; sections cited per rule).
 //! This is the one code path for every write to a simulated machine: the helper's and the
 //! tests' alike.
 
@@ -13,12 +13,14 @@ use super::{SimDriver, SimMachine, SimPolicy};
 /// The kernel's answer to a write that fails.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum WriteError {
-    /// `EBUSY`: EPP above 0 under the performance policy (§2.3, §3); `off` with HWP (§2.1);
-    /// any attribute of an inactive policy (§1).
+    /// `EBUSY`: EPP above 0 under the performance policy (`docs/kernel.md` 2.3, 3); `off`
+    /// while HWP is on (intel_pstate.c `intel_pstate_update_status()`, kernel.md 2.1); any
+    /// attribute of an inactive policy (cpufreq.c `show()` and `store()`, kernel.md 1.1).
     Busy,
     /// `EINVAL`: a value the file does not take.
     Invalid,
-    /// `EOPNOTSUPP`: `sched_energy_aware` when EAS is impossible (§4.3).
+    /// `EOPNOTSUPP`: `sched_energy_aware` when EAS is impossible (kernel/sched/topology.c
+    /// `sched_energy_aware_handler()`, `docs/kernel.md` 4.3).
     NotSupported,
     /// `EACCES`: a read-only attribute opened for writing.
     ReadOnly,
@@ -178,9 +180,10 @@ impl SimMachine {
     }
 
     /// `store_scaling_governor()`: a setpolicy driver takes only `performance` and
-    /// `powersave` (§2.1); a target driver any registered governor. intel_pstate's EPP save
-    /// and restore runs only when the policy changes (§2.4); amd-pstate pins EPP to 0 under
-    /// performance and keeps it after (§3).
+    /// `powersave` (`docs/kernel.md` 2.1); a target driver any registered governor.
+    /// intel_pstate's EPP save and restore runs only when the policy changes
+    /// (`intel_pstate_hwp_set()`, kernel.md 2.4); amd-pstate pins EPP to 0 under performance
+    /// and keeps it after (`amd_pstate_epp_update_limit()`, kernel.md 3).
     fn write_governor(&mut self, index: usize, value: &str) -> Result<(), WriteError> {
         let setpolicy = !self.has_generic_governors();
         let governor = value.to_ascii_lowercase();
@@ -219,7 +222,8 @@ impl SimMachine {
         Ok(())
     }
 
-    /// `store_energy_performance_preference()` (§2.2, §3).
+    /// `store_energy_performance_preference()` of intel_pstate.c and amd-pstate.c
+    /// (`docs/kernel.md` 2.2, 3).
     fn write_epp(&mut self, index: usize, value: &str) -> Result<(), WriteError> {
         let active_mode = !self.has_generic_governors();
         let policy = &self.policies[index];
@@ -252,7 +256,7 @@ impl SimMachine {
             }
             _ => return Err(WriteError::NoFile),
         };
-        // In active mode the performance policy allows only EPP 0 (§2.3, §3).
+        // In active mode the performance policy allows only EPP 0 (`docs/kernel.md` 2.3, 3).
         if active_mode && policy.governor == "performance" && raw > 0 {
             return Err(WriteError::Busy);
         }
@@ -261,7 +265,8 @@ impl SimMachine {
     }
 
     /// `intel_pstate/status`: `active` ↔ `passive` re-registers the driver, which resets the
-    /// governor and limits (§2.1); `off` is refused while HWP is on.
+    /// governor and limits (`docs/kernel.md` 2.1); `off` is refused while HWP is on
+    /// (`intel_pstate_update_status()`).
     fn write_intel_status(&mut self, value: &str) -> Result<(), WriteError> {
         let SimDriver::IntelPstate { passive, .. } = &mut self.driver else {
             return Err(WriteError::NoFile);
@@ -335,7 +340,8 @@ impl SimMachine {
         }
     }
 
-    /// `energy_perf_bias`: 0–15 or a name (with hyphens, unlike EPP) (§1.3).
+    /// `energy_perf_bias`: 0–15 or a name (with hyphens, unlike EPP)
+    /// (arch/x86/kernel/cpu/intel_epb.c, `docs/kernel.md` 1.3).
     fn write_epb(&mut self, id: u32, value: &str) -> Result<(), WriteError> {
         let hybrid = self.model.starts_with("intel-hybrid");
         let cpu = self
@@ -371,8 +377,8 @@ impl SimMachine {
         Ok(())
     }
 
-    /// `sched_energy_aware` (§4.3): refused with EOPNOTSUPP when EAS is impossible, else 0
-    /// or 1.
+    /// `sched_energy_aware` (`docs/kernel.md` 4.3): refused with EOPNOTSUPP when EAS is
+    /// impossible, else 0 or 1.
     fn write_eas(&mut self, value: &str) -> Result<(), WriteError> {
         if !self.eas_support {
             return Err(WriteError::NoFile);
