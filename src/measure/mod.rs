@@ -16,6 +16,7 @@ use std::sync::Arc;
 use pacer_core::i18n::{fill, gettext};
 use pacer_core::machine::Snapshot;
 use pacer_core::status::Status;
+use pacer_core::values::{Epp, Governor};
 use pacer_dbus::Helper1Proxy;
 use relm4::prelude::*;
 use relm4::{adw, gtk};
@@ -43,7 +44,8 @@ pub struct MeasurePage {
     table: gtk::Grid,
     history: gtk::DropDown,
     compare_rows: Vec<(gtk::DropDown, gtk::DropDown)>,
-    compare_options: (Vec<String>, Vec<String>),
+    /// What the comparison's choices offer: the governors and the EPP values.
+    compare_options: (Vec<Governor>, Vec<Epp>),
 }
 
 #[derive(Debug)]
@@ -307,25 +309,27 @@ impl SimpleComponent for MeasurePage {
 impl MeasurePage {
     fn update_compare_options(&mut self, snapshot: &Snapshot) {
         let policy = snapshot.policies.iter().find(|p| p.is_active());
-        let governors: Vec<String> = policy
-            .and_then(|p| p.available_governors.as_ref())
-            .map(|list| list.iter().map(ToString::to_string).collect())
+        let governors: Vec<Governor> = policy
+            .and_then(|p| p.available_governors.clone())
             .unwrap_or_default();
-        let epps: Vec<String> = policy
-            .and_then(|p| p.available_epp.as_ref())
-            .map(|list| list.iter().map(ToString::to_string).collect())
+        let epps: Vec<Epp> = policy
+            .and_then(|p| p.available_epp.clone())
             .unwrap_or_default();
-        if (governors.clone(), epps.clone()) == self.compare_options {
+        if (&governors, &epps) == (&self.compare_options.0, &self.compare_options.1) {
             return;
         }
         let as_now = gettext("as now");
+        let names = |options: Vec<String>| -> Vec<String> {
+            std::iter::once(as_now.clone()).chain(options).collect()
+        };
+        let governor_names = names(governors.iter().map(ToString::to_string).collect());
+        let epp_names = names(epps.iter().map(ToString::to_string).collect());
         for (governor, epp) in &self.compare_rows {
-            for (choice, options) in [(governor, &governors), (epp, &epps)] {
-                let names: Vec<&str> = std::iter::once(as_now.as_str())
-                    .chain(options.iter().map(String::as_str))
-                    .collect();
+            for (choice, names) in [(governor, &governor_names), (epp, &epp_names)] {
+                let names: Vec<&str> = names.iter().map(String::as_str).collect();
                 choice.set_model(Some(&gtk::StringList::new(&names)));
-                choice.set_sensitive(!options.is_empty());
+                // "as now" alone: nothing to choose.
+                choice.set_sensitive(names.len() > 1);
             }
         }
         self.compare_options = (governors, epps);

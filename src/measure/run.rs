@@ -82,20 +82,17 @@ impl MeasurePage {
             .compare_rows
             .iter()
             .map(|(governor, epp)| {
-                let mut setting = Setting::default();
-                let pick = |choice: &gtk::DropDown, options: &[String]| {
-                    // The first entry is "as now".
+                // The first entry is "as now".
+                fn pick<T: Clone>(choice: &gtk::DropDown, options: &[T]) -> Option<T> {
                     (choice.selected() as usize)
                         .checked_sub(1)
                         .and_then(|index| options.get(index).cloned())
-                };
-                if let Some(value) = pick(governor, &self.compare_options.0) {
-                    let _ = setting.insert("governor", &value);
                 }
-                if let Some(value) = pick(epp, &self.compare_options.1) {
-                    let _ = setting.insert("epp", &value);
+                Setting {
+                    governor: pick(governor, &self.compare_options.0),
+                    epp: pick(epp, &self.compare_options.1),
+                    ..Setting::default()
                 }
-                setting
             })
             .collect();
         let cpus = self.cpus();

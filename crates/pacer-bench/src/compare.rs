@@ -7,6 +7,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use pacer_core::i18n::{fill, gettext};
+use pacer_core::values::{DriverMode, Epp, Governor};
 use serde::{Deserialize, Serialize};
 
 use crate::report::{RampReport, SCHEMA};
@@ -16,14 +17,22 @@ use crate::table::RampTable;
 /// because switching it resets the governors.
 pub const SETTING_KEYS: [&str; 5] = ["mode", "governor", "epp", "eas", "boost"];
 
-/// What a comparison switches to for one column: some of `mode`, `governor`, `epp`, `eas`
-/// and `boost`, each with the value to write. In JSON a plain object (`{"epp": "power"}`).
+/// What a comparison switches to for one column: the driver's mode, the governor, the EPP,
+/// EAS and turbo, each left as it is when `None` (all `None`: the settings as they are). In
+/// JSON a plain object of the values as the command line writes them
+/// (`{"governor": "performance", "eas": "off"}`).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(
     try_from = "BTreeMap<String, String>",
     into = "BTreeMap<String, String>"
 )]
-pub struct Setting(BTreeMap<String, String>);
+pub struct Setting {
+    pub mode: Option<DriverMode>,
+    pub governor: Option<Governor>,
+    pub epp: Option<Epp>,
+    pub eas: Option<bool>,
+    pub boost: Option<bool>,
+}
 
 /// Why a text or a key is not a setting.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -37,34 +46,76 @@ pub enum SettingError {
         &[("key", .0)]
     ))]
     UnknownKey(String),
+    /// A value the key does not take.
+    #[error("{}", fill(
+        gettext("{value} is not a value for {key}"),
+        &[("value", value), ("key", key)]
+    ))]
+    BadValue { key: String, value: String },
     /// Nothing to switch.
     #[error("{}", gettext("an empty --setting"))]
     Empty,
 }
 
+/// `on`/`off` as the command line writes a switch (`1`/`0`, `true`/`false` and `yes`/`no`
+/// read too).
+fn switch(value: &str) -> Option<bool> {
+    match value {
+        "on" | "1" | "true" | "yes" => Some(true),
+        "off" | "0" | "false" | "no" => Some(false),
+        _ => None,
+    }
+}
+
+fn on_off(on: bool) -> &'static str {
+    if on {
+        "on"
+    } else {
+        "off"
+    }
+}
+
 impl Setting {
-    /// Sets `key` to `value`; refuses keys outside [`SETTING_KEYS`].
-    pub fn insert(&mut self, key: &str, value: &str) -> Result<(), SettingError> {
-        if !SETTING_KEYS.contains(&key) {
-            return Err(SettingError::UnknownKey(key.to_owned()));
+    /// Sets `key` to `value`, read as that key's type; refuses keys outside
+    /// [`SETTING_KEYS`] and values the key does not take.
+    fn set(&mut self, key: &str, value: &str) -> Result<(), SettingError> {
+        let bad = || SettingError::BadValue {
+            key: key.to_owned(),
+            value: value.to_owned(),
+        };
+        match key {
+            "mode" => {
+                self.mode = Some(match value {
+                    "active" => DriverMode::Active,
+                    "passive" => DriverMode::Passive,
+                    "guided" => DriverMode::Guided,
+                    _ => return Err(bad()),
+                });
+            }
+            "governor" => self.governor = Some(value.parse().map_err(|_| bad())?),
+            "epp" => self.epp = Some(value.parse().map_err(|_| bad())?),
+            "eas" => self.eas = Some(switch(value).ok_or_else(bad)?),
+            "boost" => self.boost = Some(switch(value).ok_or_else(bad)?),
+            _ => return Err(SettingError::UnknownKey(key.to_owned())),
         }
-        self.0.insert(key.to_owned(), value.to_owned());
         Ok(())
     }
 
-    pub fn get(&self, key: &str) -> Option<&str> {
-        self.0.get(key).map(String::as_str)
-    }
-
     pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
+        *self == Setting::default()
     }
 
-    /// The keys and values in the order they are applied ([`SETTING_KEYS`]).
-    pub fn iter(&self) -> impl Iterator<Item = (&'static str, &str)> + '_ {
-        SETTING_KEYS
-            .iter()
-            .filter_map(|&key| Some((key, self.get(key)?)))
+    /// The keys and values that are set, in the order they are applied ([`SETTING_KEYS`]).
+    pub fn iter(&self) -> impl Iterator<Item = (&'static str, String)> + '_ {
+        [
+            ("mode", self.mode.map(|mode| mode.to_string())),
+            ("governor", self.governor.as_ref().map(ToString::to_string)),
+            ("epp", self.epp.map(|epp| epp.to_string())),
+            ("eas", self.eas.map(|on| on_off(on).to_owned())),
+            ("boost", self.boost.map(|on| on_off(on).to_owned())),
+        ]
+        .into_iter()
+        .filter_map(|(key, value)| Some((key, value?)))
     }
 
     /// `governor=performance,epp=power`: the text [`parse_setting`] reads, in the order the
@@ -84,7 +135,7 @@ pub fn parse_setting(text: &str) -> Result<Setting, SettingError> {
         let Some((key, value)) = part.split_once('=') else {
             return Err(SettingError::NotKeyValue(part.to_owned()));
         };
-        setting.insert(key.trim(), value.trim())?;
+        setting.set(key.trim(), value.trim())?;
     }
     if setting.is_empty() {
         return Err(SettingError::Empty);
@@ -105,16 +156,14 @@ impl fmt::Display for Setting {
     }
 }
 
-// A document read back (a saved comparison) holds only keys this version can apply.
+// A document read back (a saved comparison) holds only keys and values this version can
+// apply; an empty object is a column measured with the settings as they were.
 impl TryFrom<BTreeMap<String, String>> for Setting {
     type Error = SettingError;
     fn try_from(map: BTreeMap<String, String>) -> Result<Setting, SettingError> {
         let mut setting = Setting::default();
         for (key, value) in &map {
-            setting.insert(key, value)?;
-        }
-        if setting.is_empty() {
-            return Err(SettingError::Empty);
+            setting.set(key, value)?;
         }
         Ok(setting)
     }
@@ -122,7 +171,10 @@ impl TryFrom<BTreeMap<String, String>> for Setting {
 
 impl From<Setting> for BTreeMap<String, String> {
     fn from(setting: Setting) -> Self {
-        setting.0
+        setting
+            .iter()
+            .map(|(key, value)| (key.to_owned(), value))
+            .collect()
     }
 }
 
@@ -173,7 +225,7 @@ mod tests {
     #[test]
     fn settings_parse_and_label_in_the_order_they_apply() {
         let setting = parse_setting(" epp = power , governor=performance,").unwrap();
-        assert_eq!(setting.get("epp"), Some("power"));
+        assert_eq!(setting.epp, Some(Epp::Power));
         assert_eq!(setting.label(), "governor=performance,epp=power");
         assert_eq!(setting.label().parse::<Setting>().unwrap(), setting);
     }
@@ -194,9 +246,17 @@ mod tests {
         );
         assert_eq!(parse_setting(""), Err(SettingError::Empty));
         assert_eq!(parse_setting(" , "), Err(SettingError::Empty));
-        let mut setting = Setting::default();
-        assert!(setting.insert("mode", "passive").is_ok());
-        assert!(setting.insert("scheduler", "eevdf").is_err());
+        assert_eq!(
+            parse_setting("mode=sideways").unwrap_err().to_string(),
+            "sideways is not a value for mode"
+        );
+        assert!(parse_setting("eas=maybe").is_err());
+        assert!(parse_setting("epp=256").is_err());
+        assert!(parse_setting("governor=Bad Name").is_err());
+        let typed = parse_setting("mode=passive,eas=0,boost=yes").unwrap();
+        assert_eq!(typed.mode, Some(DriverMode::Passive));
+        assert_eq!((typed.eas, typed.boost), (Some(false), Some(true)));
+        assert_eq!(typed.label(), "mode=passive,eas=off,boost=on");
     }
 
     #[test]
@@ -216,6 +276,12 @@ mod tests {
         let bad = serde_json::json!({"schema": 1, "kind": "compare", "restored": true,
             "columns": [{"setting": {"colour": "blue"}, "result": back.columns[0].result}]});
         assert!(serde_json::from_value::<Comparison>(bad).is_err());
+        // A column with the settings as they were reads back as such.
+        let as_now = serde_json::json!({});
+        assert_eq!(
+            serde_json::from_value::<Setting>(as_now).unwrap(),
+            Setting::default()
+        );
         assert_eq!(
             comparison.table().columns,
             [

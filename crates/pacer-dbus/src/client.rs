@@ -166,31 +166,44 @@ async fn call_within<T>(
     }
 }
 
-/// Switches the machine under `root` to `setting` through the helper, key by key in the
-/// order of [`pacer_bench::compare::SETTING_KEYS`] (the mode first: switching it resets the
+/// Switches the machine under `root` to `setting` through the helper, in the order of
+/// [`pacer_bench::compare::SETTING_KEYS`] (the mode first: switching it resets the
 /// governors), each for every active policy (the EPP for those that have one).
 pub async fn apply_setting(
     helper: &Helper1Proxy<'static>,
     root: &SysRoot,
     setting: &Setting,
 ) -> Result<(), ClientError> {
-    let on = |value: &str| matches!(value, "on" | "1" | "true" | "yes");
-    for (key, value) in setting.iter() {
-        // Read again for each key: a mode switch changes the policies.
+    // Read again for each step: a mode switch changes the policies.
+    let active = || -> Result<Vec<(u32, bool)>, ClientError> {
         let snapshot = Snapshot::read(root).map_err(ClientError::Machine)?;
-        let active = || snapshot.policies.iter().filter(|p| p.is_active());
-        let all: Vec<u32> = active().map(|p| p.id).collect();
-        match key {
-            "mode" => drop(call(helper.set_driver_mode(value)).await?),
-            "governor" => drop(call(helper.set_governor(&all, value)).await?),
-            "epp" => {
-                let with_epp: Vec<u32> =
-                    active().filter(|p| p.epp.is_some()).map(|p| p.id).collect();
-                drop(call(helper.set_epp(&with_epp, value)).await?);
-            }
-            "eas" => drop(call(helper.set_eas(on(value))).await?),
-            _ => drop(call(helper.set_boost(&all, on(value))).await?),
-        }
+        Ok(snapshot
+            .policies
+            .iter()
+            .filter(|p| p.is_active())
+            .map(|p| (p.id, p.epp.is_some()))
+            .collect())
+    };
+    let all = |policies: &[(u32, bool)]| policies.iter().map(|&(id, _)| id).collect::<Vec<_>>();
+    if let Some(mode) = setting.mode {
+        call(helper.set_driver_mode(&mode.to_string())).await?;
+    }
+    if let Some(governor) = &setting.governor {
+        call(helper.set_governor(&all(&active()?), governor.as_str())).await?;
+    }
+    if let Some(epp) = setting.epp {
+        let with_epp: Vec<u32> = active()?
+            .into_iter()
+            .filter(|&(_, has_epp)| has_epp)
+            .map(|(id, _)| id)
+            .collect();
+        call(helper.set_epp(&with_epp, &epp.to_string())).await?;
+    }
+    if let Some(enabled) = setting.eas {
+        call(helper.set_eas(enabled)).await?;
+    }
+    if let Some(enabled) = setting.boost {
+        call(helper.set_boost(&all(&active()?), enabled)).await?;
     }
     Ok(())
 }
