@@ -199,9 +199,7 @@ pub async fn status_loop<C: From<FeedEvent>>(control: Arc<FeedControl>, out: Sen
             })
         };
         if let Some(status) = status {
-            if out.send(FeedEvent::Status(status).into()).is_err() {
-                return;
-            }
+            out.emit(FeedEvent::Status(status).into());
         }
         let announced = async {
             match &mut changes {
@@ -254,9 +252,7 @@ pub async fn frequency_loop<C: From<FeedEvent>>(control: Arc<FeedControl>, out: 
                 cpus: Arc::clone(&cpus),
                 khz,
             };
-            if out.send(event.into()).is_err() {
-                return;
-            }
+            out.emit(event.into());
             // A steady pace: late samples do not push the later ones back.
             next += control.period();
             let now = Instant::now();

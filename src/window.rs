@@ -257,11 +257,18 @@ impl Component for Window {
         watch_visibility(&root, &sender);
         log_first_frame(&root);
 
-        let out = sender.command_sender().clone();
+        // Both loops end with the window: relm4 drops them when the component shuts down.
         let looping = Arc::clone(&control);
-        relm4::spawn(async move { feed::status_loop(looping, out).await });
-        let out = sender.command_sender().clone();
-        relm4::spawn(async move { feed::frequency_loop(control, out).await });
+        sender.command(move |out, shutdown| {
+            shutdown
+                .register(feed::status_loop(looping, out))
+                .drop_on_shutdown()
+        });
+        sender.command(move |out, shutdown| {
+            shutdown
+                .register(feed::frequency_loop(control, out))
+                .drop_on_shutdown()
+        });
         model.find_helper(&sender);
         // Last: showing realizes the window, and the handlers above must see that.
         if !init.background {
