@@ -17,8 +17,8 @@ use rustix::fs::{FlockOperation, Mode, OFlags};
 use crate::i18n::{fill, gettext};
 
 use super::lists::{AMD_EPP_VALUES, EPP_NAMES};
-use super::render::{self, RenderError};
 use super::rules::WriteError;
+use super::tree::{self, RenderError};
 use super::{Dynamics, SimDriver, SimMachine, STATE_FILE};
 
 const LOCK_FILE: &str = ".pacer-sim/lock";
@@ -422,13 +422,13 @@ fn write_frequencies(
         // Unknown until the writes below succeed.
         *written = None;
         let dir = format!("sys/devices/system/cpu/cpufreq/policy{}", policy.id);
-        render::write_live(root, &format!("{dir}/scaling_cur_freq"), khz, 0o444)?;
+        tree::write_live(root, &format!("{dir}/scaling_cur_freq"), khz, 0o444)?;
         match machine.driver {
             SimDriver::IntelPstate { .. } | SimDriver::AmdPstate { .. } => {
-                render::write_live(root, &format!("{dir}/cpuinfo_avg_freq"), khz, 0o444)?;
+                tree::write_live(root, &format!("{dir}/cpuinfo_avg_freq"), khz, 0o444)?;
             }
             SimDriver::CpufreqDt { .. } => {
-                render::write_live(root, &format!("{dir}/cpuinfo_cur_freq"), khz, 0o400)?;
+                tree::write_live(root, &format!("{dir}/cpuinfo_cur_freq"), khz, 0o400)?;
             }
             SimDriver::None => {}
         }

@@ -13,14 +13,15 @@ mod lists;
 mod models;
 mod render;
 mod rules;
+mod tree;
 
 use serde::{Deserialize, Serialize};
 
 pub use dir::{MachineRoot, SimDir, SimError, Ticker};
 pub use dynamics::{Dynamics, Ramp};
 pub use models::{model, Model, MODELS};
-pub use render::RenderError;
 pub use rules::WriteError;
+pub use tree::RenderError;
 
 /// Where a simulated machine keeps its state, relative to its root.
 pub const STATE_FILE: &str = ".pacer-sim/machine.json";

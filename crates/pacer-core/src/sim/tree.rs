@@ -1,0 +1,279 @@
+//! A simulated machine's files as a tree in memory, and synchronising a directory with it:
+//! unchanged files are left alone, changed ones replaced atomically (so a reader never sees
+//! half a value), and files that no longer exist removed (for example `hwp_dynamic_boost`
+//! after a switch to passive mode).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+use std::fs;
+use std::io;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+use crate::i18n::{fill, gettext};
+
+/// The top-level directories a simulated machine owns under its root.
+const OWNED_DIRS: [&str; 2] = ["sys", "proc"];
+
+/// Why a machine could not be laid out or loaded.
+#[derive(Debug)]
+pub enum RenderError {
+    /// The directory holds something that is not a simulated machine; Pacer never overwrites it.
+    NotEmpty(PathBuf),
+    Io {
+        path: PathBuf,
+        source: io::Error,
+    },
+    State {
+        path: PathBuf,
+        source: serde_json::Error,
+    },
+}
+
+impl fmt::Display for RenderError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&match self {
+            RenderError::NotEmpty(dir) => fill(
+                gettext(
+                    "{dir} is neither empty nor a simulated machine; choose an empty directory",
+                ),
+                &[("dir", &dir.display())],
+            ),
+            RenderError::Io { path, source } => fill(
+                gettext("cannot write {path}: {error}"),
+                &[("path", &path.display()), ("error", source)],
+            ),
+            RenderError::State { path, source } => fill(
+                gettext("{path} is not a valid simulated machine: {error}"),
+                &[("path", &path.display()), ("error", source)],
+            ),
+        })
+    }
+}
+
+impl std::error::Error for RenderError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            RenderError::NotEmpty(_) => None,
+            RenderError::Io { source, .. } => Some(source),
+            RenderError::State { source, .. } => Some(source),
+        }
+    }
+}
+
+pub(super) fn io_error(path: &Path) -> impl FnOnce(io::Error) -> RenderError + '_ {
+    move |source| RenderError::Io {
+        path: path.to_owned(),
+        source,
+    }
+}
+
+/// One thing in the tree.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Node {
+    File {
+        content: String,
+        mode: u32,
+    },
+    /// A file the running simulation keeps up to date (the current frequency): written when
+    /// missing, otherwise left to the [`super::Ticker`].
+    Live {
+        content: String,
+        mode: u32,
+    },
+    Link(String),
+    /// A directory that exists even when empty (`cpufreq/` without a driver, an empty
+    /// `energy_model/`).
+    Dir,
+}
+
+/// The tree being built: path relative to the root → node.
+#[derive(Debug, Default)]
+pub(super) struct Tree(pub(super) BTreeMap<String, Node>);
+
+impl Tree {
+    pub(super) fn put(&mut self, path: impl Into<String>, mode: u32, content: impl Into<String>) {
+        self.0.insert(
+            path.into(),
+            Node::File {
+                content: content.into(),
+                mode,
+            },
+        );
+    }
+    pub(super) fn live(&mut self, path: impl Into<String>, mode: u32, value: impl fmt::Display) {
+        self.0.insert(
+            path.into(),
+            Node::Live {
+                content: format!("{value}\n"),
+                mode,
+            },
+        );
+    }
+    /// A read-only attribute: the value and a newline.
+    pub(super) fn ro(&mut self, path: impl Into<String>, value: impl fmt::Display) {
+        self.put(path, 0o444, format!("{value}\n"));
+    }
+    /// A writable attribute.
+    pub(super) fn rw(&mut self, path: impl Into<String>, value: impl fmt::Display) {
+        self.put(path, 0o644, format!("{value}\n"));
+    }
+    /// Readable by root only (`cpuinfo_cur_freq`, `energy_uj`).
+    pub(super) fn root_only(&mut self, path: impl Into<String>, value: impl fmt::Display) {
+        self.put(path, 0o400, format!("{value}\n"));
+    }
+    pub(super) fn link(&mut self, path: impl Into<String>, target: impl Into<String>) {
+        self.0.insert(path.into(), Node::Link(target.into()));
+    }
+    pub(super) fn dir(&mut self, path: impl Into<String>) {
+        self.0.insert(path.into(), Node::Dir);
+    }
+}
+
+/// Writes a live file (see [`Node::Live`]) atomically.
+pub(super) fn write_live(
+    root: &Path,
+    rel: &str,
+    value: impl fmt::Display,
+    mode: u32,
+) -> Result<(), RenderError> {
+    // The file's directory exists (the tree is laid out): only the file is replaced.
+    replace_file(&root.join(rel), format!("{value}\n").as_bytes(), mode)
+}
+
+/// Makes the directory match the tree, touching only what differs.
+pub(super) fn sync(root: &Path, tree: &Tree) -> Result<(), RenderError> {
+    let mut existing = BTreeMap::new();
+    for top in OWNED_DIRS {
+        collect(root, &root.join(top), &mut existing)?;
+    }
+    let mut needed_dirs: BTreeSet<String> = BTreeSet::new();
+    for (path, node) in &tree.0 {
+        let mut parent = Path::new(path).parent();
+        while let Some(dir) = parent.filter(|dir| !dir.as_os_str().is_empty()) {
+            needed_dirs.insert(dir.to_string_lossy().into_owned());
+            parent = dir.parent();
+        }
+        let full = root.join(path);
+        match node {
+            Node::Dir => {
+                needed_dirs.insert(path.clone());
+                fs::create_dir_all(&full).map_err(io_error(&full))?;
+            }
+            Node::Live { content, mode } => {
+                if !matches!(existing.get(path), Some(Existing::File)) {
+                    make_parent(&full)?;
+                    write_atomically(&full, content.as_bytes(), *mode)?;
+                }
+            }
+            Node::File { content, mode } => {
+                let unchanged = matches!(existing.get(path), Some(Existing::File))
+                    && fs::read(&full).is_ok_and(|old| old == content.as_bytes())
+                    && fs::metadata(&full).is_ok_and(|m| m.permissions().mode() & 0o777 == *mode);
+                if !unchanged {
+                    make_parent(&full)?;
+                    write_atomically(&full, content.as_bytes(), *mode)?;
+                }
+            }
+            Node::Link(target) => {
+                let unchanged = fs::read_link(&full).is_ok_and(|old| old == Path::new(target));
+                if !unchanged {
+                    make_parent(&full)?;
+                    remove_any(&full)?;
+                    std::os::unix::fs::symlink(target, &full).map_err(io_error(&full))?;
+                }
+            }
+        }
+    }
+    // Remove what the machine no longer has, deepest first so directories empty out.
+    for (path, kind) in existing.iter().rev() {
+        let keep = match kind {
+            Existing::Dir => needed_dirs.contains(path),
+            Existing::File | Existing::Link => tree.0.contains_key(path),
+        };
+
+        if !keep {
+            remove_any(&root.join(path))?;
+        }
+    }
+    Ok(())
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Existing {
+    File,
+    Link,
+    Dir,
+}
+
+/// Everything under `dir`, relative to `root`, without following links.
+fn collect(
+    root: &Path,
+    dir: &Path,
+    found: &mut BTreeMap<String, Existing>,
+) -> Result<(), RenderError> {
+    let entries = match fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(()),
+        Err(error) => return Err(io_error(dir)(error)),
+    };
+    for entry in entries {
+        let entry = entry.map_err(io_error(dir))?;
+        let path = entry.path();
+        let kind = entry.file_type().map_err(io_error(&path))?;
+        let rel = path
+            .strip_prefix(root)
+            .unwrap_or(&path)
+            .to_string_lossy()
+            .into_owned();
+        if kind.is_symlink() {
+            found.insert(rel, Existing::Link);
+        } else if kind.is_dir() {
+            found.insert(rel, Existing::Dir);
+            collect(root, &path, found)?;
+        } else {
+            found.insert(rel, Existing::File);
+        }
+    }
+    Ok(())
+}
+
+fn make_parent(path: &Path) -> Result<(), RenderError> {
+    match path.parent() {
+        Some(parent) => fs::create_dir_all(parent).map_err(io_error(parent)),
+        None => Ok(()),
+    }
+}
+
+fn remove_any(path: &Path) -> Result<(), RenderError> {
+    let result = match fs::symlink_metadata(path) {
+        Ok(meta) if meta.is_dir() => fs::remove_dir(path),
+        Ok(_) => fs::remove_file(path),
+        Err(error) if error.kind() == io::ErrorKind::NotFound => Ok(()),
+        Err(error) => Err(error),
+    };
+    match result {
+        // A directory still holding files the caller keeps is left in place.
+        Err(error) if error.kind() == io::ErrorKind::DirectoryNotEmpty => Ok(()),
+        other => other.map_err(io_error(path)),
+    }
+}
+
+/// Writes through a temporary file and a rename, so readers see the old or the new value.
+pub(super) fn write_atomically(path: &Path, content: &[u8], mode: u32) -> Result<(), RenderError> {
+    make_parent(path)?;
+    replace_file(path, content, mode)
+}
+
+/// Replaces the file at `path` at once: readers see the old content or the new, never part.
+fn replace_file(path: &Path, content: &[u8], mode: u32) -> Result<(), RenderError> {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy())
+        .unwrap_or_default();
+    let temporary = path.with_file_name(format!(".{name}.pacer-tmp"));
+    fs::write(&temporary, content).map_err(io_error(&temporary))?;
+    fs::set_permissions(&temporary, fs::Permissions::from_mode(mode))
+        .map_err(io_error(&temporary))?;
+    fs::rename(&temporary, path).map_err(io_error(path))
+}
