@@ -32,5 +32,5 @@ pub fn simulated_ramp_report() -> RampReport {
     let snapshot = Snapshot::read(&SysRoot::new(dir.path())).unwrap();
     let cpus = report::default_cpus(&snapshot, None);
     let machine = SimMachine::load(dir.path()).unwrap().unwrap();
-    report::simulated_ramp(&machine, &snapshot, &cpus, None)
+    pacer_bench::model::simulated_ramp(&machine, &snapshot, &cpus, None)
 }

@@ -6,6 +6,7 @@
 pub mod compare;
 pub mod disturb;
 pub mod energy;
+pub mod model;
 pub mod offcpu;
 pub mod ramp;
 pub mod report;

@@ -16,7 +16,6 @@ use crate::ramp::{self, RampSetup, Trial};
 use crate::sched::{AutogroupPriority, Quiet};
 use crate::stats::Statistic;
 use crate::trace::WINDOWS_MS;
-use crate::wakeup;
 
 pub const SCHEMA: u32 = 1;
 
@@ -181,25 +180,6 @@ impl RampReport {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct RoundTrip {
-    pub cold: Option<Statistic>,
-    pub steady: Option<Statistic>,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct WakeupReport {
-    pub schema: u32,
-    pub kind: String,
-    pub simulated: bool,
-    pub settings: Settings,
-    pub cpus: [u32; 2],
-    pub round_trip_us: RoundTrip,
-    pub round_trips_per_s: Option<Statistic>,
-    /// Both threads on the first CPU: the cost without a cross-CPU wake-up, to set it off.
-    pub same_cpu_control_us: Option<Statistic>,
-}
-
 /// How a ramp measurement runs.
 #[derive(Debug, Clone, Copy)]
 pub struct RampOptions {
@@ -256,10 +236,6 @@ pub fn default_cpus(snapshot: &Snapshot, core_type: Option<CoreType>) -> Vec<u32
                 .max()
         })
         .collect()
-}
-
-fn statistic(values: impl Iterator<Item = f64>) -> Option<Statistic> {
-    Statistic::of(&values.collect::<Vec<_>>())
 }
 
 /// Measures the ramp on each of `cpus`, one after the other.
@@ -355,7 +331,7 @@ fn windows<'a>(analyses: impl Iterator<Item = &'a crate::trace::Analysis> + Clon
         .enumerate()
         .map(|(index, &end_ms)| Window {
             end_ms,
-            pct: statistic(analyses.clone().filter_map(|a| a.windows_pct[index])),
+            pct: Statistic::of_each(analyses.clone().filter_map(|a| a.windows_pct[index])),
         })
         .collect()
 }
@@ -403,20 +379,20 @@ fn run_of(
             kept.iter().map(|t| t.sampling_overhead_pct).collect(),
         )),
         windows: windows(kept.iter().map(|t| &t.analysis)),
-        t95_ms: statistic(kept.iter().filter_map(|t| t.analysis.t95_ms)),
-        steady_mops: statistic(kept.iter().map(|t| t.analysis.steady_ops_per_s / 1e6)),
-        power_w: statistic(energy_trials.iter().map(|e| e.0)),
-        j_per_gop: statistic(energy_trials.iter().map(|e| e.1)),
+        t95_ms: Statistic::of_each(kept.iter().filter_map(|t| t.analysis.t95_ms)),
+        steady_mops: Statistic::of_each(kept.iter().map(|t| t.analysis.steady_ops_per_s / 1e6)),
+        power_w: Statistic::of_each(energy_trials.iter().map(|e| e.0)),
+        j_per_gop: Statistic::of_each(energy_trials.iter().map(|e| e.1)),
         pinned: Some(trials.iter().all(|t| t.conditions.pinned)),
         nice: trials.iter().map(|t| t.conditions.nice).max(),
         group_nice: trials.iter().filter_map(|t| t.conditions.group_nice).max(),
         other_clock: Some(ClockView {
             clock: Clock::Wall,
             windows: windows(kept.iter().map(|t| &t.wall)),
-            t95_ms: statistic(kept.iter().filter_map(|t| t.wall.t95_ms)),
+            t95_ms: Statistic::of_each(kept.iter().filter_map(|t| t.wall.t95_ms)),
         }),
-        off_cpu_ms: statistic(kept.iter().map(|t| t.off_cpu.ms())),
-        interruptions: statistic(kept.iter().map(|t| t.off_cpu.interruptions() as f64)),
+        off_cpu_ms: Statistic::of_each(kept.iter().map(|t| t.off_cpu.ms())),
+        interruptions: Statistic::of_each(kept.iter().map(|t| t.off_cpu.interruptions() as f64)),
         per_trial: trials
             .iter()
             .map(|t| TrialRecord {
@@ -462,99 +438,13 @@ pub fn ramp_of(
 ) -> Result<RampReport, RampError> {
     if snapshot.simulated {
         let machine = SimMachine::load(root.root())?.ok_or(RampError::ModelMissing)?;
-        return Ok(simulated_ramp(&machine, snapshot, cpus, profile));
+        return Ok(crate::model::simulated_ramp(
+            &machine, snapshot, cpus, profile,
+        ));
     }
     Ok(measure_ramp(
         root, snapshot, cpus, options, profile, progress, cancel,
     )?)
-}
-
-/// The recurrence's operations per clock cycle on the simulated cores: one dependent
-/// multiply and add, about eight cycles.
-const MODEL_OPS_PER_CYCLE: f64 = 0.125;
-
-/// The ramp of each of `cpus` on a simulated machine, from its model.
-pub fn simulated_ramp(
-    machine: &SimMachine,
-    snapshot: &Snapshot,
-    cpus: &[u32],
-    profile: Option<String>,
-) -> RampReport {
-    let runs = cpus
-        .iter()
-        .filter_map(|&cpu| {
-            let sim_cpu = machine.cpu(cpu)?;
-            let policy = machine.policies.iter().find(|p| p.cpus.contains(&cpu))?;
-            let ramp = machine.ramp(policy, sim_cpu.kind);
-            let steady_mhz = f64::from(machine.steady_khz(policy)) / 1000.0;
-            Some(RampRun {
-                cpu,
-                core_type: snapshot
-                    .cpus
-                    .iter()
-                    .find(|c| c.id == cpu)
-                    .and_then(|c| c.core_type),
-                trials: 1,
-                idle_wait_ms: 0.0,
-                sample_period_us: None,
-                sampling_overhead_pct: None,
-                windows: WINDOWS_MS
-                    .iter()
-                    .map(|&end_ms| Window {
-                        end_ms,
-                        pct: Some(Statistic::exact(100.0 * ramp.average_until(end_ms as f64))),
-                    })
-                    .collect(),
-                t95_ms: Some(Statistic::exact(ramp.time_to(0.95))),
-                steady_mops: Some(Statistic::exact(steady_mhz * MODEL_OPS_PER_CYCLE)),
-                ..RampRun::default()
-            })
-        })
-        .collect();
-    RampReport {
-        schema: SCHEMA,
-        kind: "ramp".to_owned(),
-        simulated: true,
-        settings: Settings::of(snapshot, cpus.first().copied().unwrap_or(0), profile),
-        // A model has no scheduler: both clocks are the same.
-        clock: Clock::OnCpu,
-        runs,
-    }
-}
-
-/// Wake-up ping-pong between `cpus` over `trials` runs of `duration`.
-pub fn measure_wakeup(
-    snapshot: &Snapshot,
-    cpus: [u32; 2],
-    trials: usize,
-    duration: Duration,
-    profile: Option<String>,
-    cancel: &AtomicBool,
-) -> std::io::Result<WakeupReport> {
-    let mut runs = Vec::new();
-    let mut control = Vec::new();
-    for _ in 0..trials {
-        runs.push(wakeup::ping_pong(cpus[0], cpus[1], duration, cancel)?);
-        if cpus[0] != cpus[1] {
-            control.push(wakeup::ping_pong(cpus[0], cpus[0], duration / 2, cancel)?.steady_us);
-        }
-        if cancel.load(std::sync::atomic::Ordering::Relaxed) {
-            break;
-        }
-    }
-    Ok(WakeupReport {
-        schema: SCHEMA,
-        kind: "wakeup".to_owned(),
-        simulated: false,
-        settings: Settings::of(snapshot, cpus[0], profile),
-        cpus,
-        round_trip_us: RoundTrip {
-            cold: statistic(runs.iter().map(|r| r.cold_us)),
-            steady: statistic(runs.iter().map(|r| r.steady_us)),
-        },
-        round_trips_per_s: statistic(runs.iter().map(|r| r.round_trips_per_s)),
-        same_cpu_control_us: Statistic::of(&control),
-    })
 }
 
 #[cfg(test)]

@@ -20,6 +20,11 @@ pub struct Statistic {
 }
 
 impl Statistic {
+    /// The statistic of the values an iterator gives; `None` for none.
+    pub fn of_each(values: impl Iterator<Item = f64>) -> Option<Statistic> {
+        Statistic::of(&values.collect::<Vec<_>>())
+    }
+
     /// `None` for no values.
     pub fn of(values: &[f64]) -> Option<Statistic> {
         if values.is_empty() {

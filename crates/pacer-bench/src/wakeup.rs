@@ -5,7 +5,12 @@ use std::os::fd::OwnedFd;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+use pacer_core::machine::Snapshot;
+use serde::{Deserialize, Serialize};
+
 use crate::ramp::confine_to;
+use crate::report::{Settings, SCHEMA};
+use crate::stats::Statistic;
 
 /// The first stretch of a run, whose round trips count as "cold".
 pub const COLD: Duration = Duration::from_millis(10);
@@ -110,5 +115,59 @@ fn bounce(
         let result = measured?;
         echoed?;
         Ok(result)
+    })
+}
+/// A wake-up measurement in the schema-1 contract (`docs/contracts.md` 3).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RoundTrip {
+    pub cold: Option<Statistic>,
+    pub steady: Option<Statistic>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WakeupReport {
+    pub schema: u32,
+    pub kind: String,
+    pub simulated: bool,
+    pub settings: Settings,
+    pub cpus: [u32; 2],
+    pub round_trip_us: RoundTrip,
+    pub round_trips_per_s: Option<Statistic>,
+    /// Both threads on the first CPU: the cost without a cross-CPU wake-up, to set it off.
+    pub same_cpu_control_us: Option<Statistic>,
+}
+
+/// Wake-up ping-pong between `cpus` over `trials` runs of `duration`.
+pub fn measure_wakeup(
+    snapshot: &Snapshot,
+    cpus: [u32; 2],
+    trials: usize,
+    duration: Duration,
+    profile: Option<String>,
+    cancel: &AtomicBool,
+) -> std::io::Result<WakeupReport> {
+    let mut runs = Vec::new();
+    let mut control = Vec::new();
+    for _ in 0..trials {
+        runs.push(ping_pong(cpus[0], cpus[1], duration, cancel)?);
+        if cpus[0] != cpus[1] {
+            control.push(ping_pong(cpus[0], cpus[0], duration / 2, cancel)?.steady_us);
+        }
+        if cancel.load(Ordering::Relaxed) {
+            break;
+        }
+    }
+    Ok(WakeupReport {
+        schema: SCHEMA,
+        kind: "wakeup".to_owned(),
+        simulated: false,
+        settings: Settings::of(snapshot, cpus[0], profile),
+        cpus,
+        round_trip_us: RoundTrip {
+            cold: Statistic::of_each(runs.iter().map(|r| r.cold_us)),
+            steady: Statistic::of_each(runs.iter().map(|r| r.steady_us)),
+        },
+        round_trips_per_s: Statistic::of_each(runs.iter().map(|r| r.round_trips_per_s)),
+        same_cpu_control_us: Statistic::of(&control),
     })
 }

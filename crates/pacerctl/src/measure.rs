@@ -169,7 +169,7 @@ pub fn run_wakeup(root: &SysRoot, cpus: &str, trials: usize, json: bool) -> anyh
     }
     let cancel = AtomicBool::new(false);
     let profile = crate::runtime()?.block_on(active_profile());
-    let report = report::measure_wakeup(
+    let report = pacer_bench::wakeup::measure_wakeup(
         &snapshot,
         pair,
         trials.max(1),
