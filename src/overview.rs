@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use pacer_core::i18n::{fill, gettext};
 use pacer_core::machine::{cores_heading, Snapshot};
+use pacer_core::profile::ProfileProblem;
 use pacer_core::status::Status;
 use pacer_core::values::{DriverMode, EasSysctl};
 use relm4::prelude::*;
@@ -33,8 +34,10 @@ pub fn profile_label(profile: &str) -> String {
 pub struct ProfileView {
     /// Each offered profile and whether it is the active one; empty without a daemon.
     pub choices: Vec<(String, bool)>,
-    /// Who serves the profiles, or why nobody does.
+    /// Who serves the profiles, or why nobody does (in words).
     pub source: String,
+    /// The technical detail of why nobody does, behind "Details".
+    pub detail: Option<String>,
     /// One line per hold, and the degradation if any.
     pub notes: Vec<String>,
 }
@@ -42,14 +45,12 @@ pub struct ProfileView {
 impl ProfileView {
     pub fn of(status: &Status) -> ProfileView {
         let Some(profile) = &status.profile else {
-            let why = status
-                .profile_problems
-                .first()
-                .map(ToString::to_string)
-                .unwrap_or_default();
+            let problem = status.profile_problems.first();
+            let why = problem.map(ProfileProblem::summary).unwrap_or_default();
             return ProfileView {
                 choices: Vec::new(),
                 source: fill(gettext("No power profile daemon: {why}"), &[("why", &why)]),
+                detail: problem.and_then(ProfileProblem::detail),
                 notes: Vec::new(),
             };
         };
@@ -88,6 +89,7 @@ impl ProfileView {
         ProfileView {
             choices,
             source,
+            detail: None,
             notes,
         }
     }
@@ -159,6 +161,9 @@ pub struct OverviewPage {
     profile: Option<ProfileView>,
     profile_buttons: gtk::Box,
     profile_row: adw::ActionRow,
+    /// Why no daemon answers, technically: behind "Details", under the row's words.
+    profile_detail: gtk::Expander,
+    profile_detail_text: gtk::Label,
     notes: gtk::ListBox,
     driver_row: adw::ActionRow,
     mode_choice: gtk::DropDown,
@@ -226,6 +231,11 @@ impl SimpleComponent for OverviewPage {
                 profile_row -> adw::ActionRow {
                     set_title: &gettext("Profile"),
                 },
+                #[local_ref]
+                profile_detail -> gtk::Expander {
+                    set_visible: false,
+                    set_margin_all: 12,
+                },
                 gtk::ListBoxRow {
                     set_activatable: false,
                     #[local_ref]
@@ -274,6 +284,12 @@ impl SimpleComponent for OverviewPage {
             profile: None,
             profile_buttons: gtk::Box::new(gtk::Orientation::Horizontal, 0),
             profile_row: adw::ActionRow::new(),
+            profile_detail: gtk::Expander::new(Some(&gettext("Details"))),
+            profile_detail_text: gtk::Label::builder()
+                .wrap(true)
+                .selectable(true)
+                .xalign(0.0)
+                .build(),
             notes: gtk::ListBox::new(),
             driver_row: adw::ActionRow::new(),
             mode_choice: labelled(&gettext("Driver mode")),
@@ -286,6 +302,7 @@ impl SimpleComponent for OverviewPage {
         };
         let summary = &model.summary;
         let profile_row = &model.profile_row;
+        let profile_detail = &model.profile_detail;
         let profile_buttons = &model.profile_buttons;
         let notes = &model.notes;
         let driver_row = &model.driver_row;
@@ -294,6 +311,9 @@ impl SimpleComponent for OverviewPage {
         let boost_row = &adw::ActionRow::new();
         let widgets = view_output!();
 
+        model
+            .profile_detail
+            .set_child(Some(&model.profile_detail_text));
         model.mode_choice.set_valign(gtk::Align::Center);
         model.driver_row.add_suffix(&model.mode_choice);
         for (row, switch) in [(boost_row, &model.boost), (eas_row, &model.eas)] {
@@ -422,6 +442,9 @@ impl OverviewPage {
             return;
         }
         self.profile_row.set_subtitle(&view.source);
+        self.profile_detail_text
+            .set_label(view.detail.as_deref().unwrap_or_default());
+        self.profile_detail.set_visible(view.detail.is_some());
         let same_choices = self.profile.as_ref().is_some_and(|old| {
             old.choices
                 .iter()
@@ -489,9 +512,7 @@ mod tests {
     #[test]
     fn without_a_daemon_the_profile_section_says_so_and_offers_nothing() {
         let mut status = status("intel-hybrid", &[]);
-        status
-            .profile_problems
-            .push(pacer_core::profile::ProfileProblem::NoDaemon);
+        status.profile_problems.push(ProfileProblem::NoDaemon);
         let view = ProfileView::of(&status);
         assert!(view.choices.is_empty());
         assert!(
@@ -499,6 +520,20 @@ mod tests {
             "{}",
             view.source
         );
+        assert_eq!(view.detail, None);
+    }
+
+    #[test]
+    fn a_library_message_is_a_detail_never_the_words() {
+        let mut status = status("intel-hybrid", &[]);
+        let raw = "Failed to connect to address `unix:path=/x`: No such file or directory";
+        status
+            .profile_problems
+            .push(ProfileProblem::NoBus(raw.into()));
+        let view = ProfileView::of(&status);
+        assert!(!view.source.contains("unix:path"), "{}", view.source);
+        assert!(view.source.contains("system bus"), "{}", view.source);
+        assert_eq!(view.detail.as_deref(), Some(raw));
     }
 
     #[test]

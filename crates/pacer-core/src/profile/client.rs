@@ -69,6 +69,41 @@ impl fmt::Display for ProfileProblem {
 }
 
 impl ProfileProblem {
+    /// What went wrong, in words, and what to do: the sentence a window shows. The library's
+    /// own message, where there is one, is [`ProfileProblem::detail`].
+    pub fn summary(&self) -> String {
+        match self {
+            ProfileProblem::NoBus(_) => gettext(
+                "the system bus is not reachable, so no power profile daemon can be asked; \
+                 check that D-Bus runs (systemctl status dbus)",
+            ),
+            ProfileProblem::NoDaemon => gettext(
+                "no power-profile daemon is running: install and start power-profiles-daemon, \
+                 tuned-ppd or tlp-pd",
+            ),
+            ProfileProblem::Timeout { .. } => {
+                gettext("the power-profile daemon did not answer in time; it may be busy or stuck")
+            }
+            ProfileProblem::Failed(_) => {
+                gettext("the power-profile daemon refused to answer; its log may say why")
+            }
+            ProfileProblem::OddProperties(_) => {
+                gettext("the power-profile daemon sent values Pacer cannot read; the rest is shown")
+            }
+        }
+    }
+
+    /// The technical detail behind [`ProfileProblem::summary`], for a "Details" view.
+    pub fn detail(&self) -> Option<String> {
+        match self {
+            ProfileProblem::NoBus(error) | ProfileProblem::Failed(error) => Some(error.clone()),
+            ProfileProblem::Timeout { .. } | ProfileProblem::OddProperties(_) => {
+                Some(self.to_string())
+            }
+            ProfileProblem::NoDaemon => None,
+        }
+    }
+
     /// A short code for JSON.
     pub fn code(&self) -> &'static str {
         match self {
