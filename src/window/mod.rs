@@ -1,6 +1,9 @@
 //! The main window: the banner, and the Overview, CPUs and Measure pages under a view
 //! switcher that moves to the bottom on narrow screens. It owns the background loops that
 //! read the machine, finds the helper, and carries out the changes the pages ask for.
+//!
+//! Longer than most files: it is the one component that wires every page, the tray, the
+//! helper and the two loops together; its frame (shortcuts, visibility) is in `chrome`.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -26,6 +29,10 @@ use crate::overview::{OverviewInit, OverviewMsg, OverviewPage};
 use crate::plot::{FrequencyMarks, FrequencyPlot, TracedCpu};
 use crate::settings;
 use crate::tray::TrayRequest;
+
+mod chrome;
+
+use chrome::{add_shortcuts, log_first_frame, scrolled, watch_visibility};
 
 /// Sixty seconds of history at the fastest rate offered.
 const HISTORY_SECONDS: u32 = 60;
@@ -589,20 +596,6 @@ impl Window {
     }
 }
 
-/// A page as the stack shows it: scrolling, and no wider than reads well.
-fn scrolled(page: &gtk::Widget) -> gtk::ScrolledWindow {
-    let clamp = adw::Clamp::builder()
-        .maximum_size(1000)
-        .tightening_threshold(600)
-        .child(page)
-        .build();
-    gtk::ScrolledWindow::builder()
-        .hscrollbar_policy(gtk::PolicyType::Never)
-        .vexpand(true)
-        .child(&clamp)
-        .build()
-}
-
 fn core_types(snapshot: &Snapshot) -> Vec<(u32, Option<pacer_core::values::CoreType>)> {
     snapshot.cpus.iter().map(|c| (c.id, c.core_type)).collect()
 }
@@ -622,100 +615,4 @@ fn marks(snapshot: &Snapshot) -> Vec<FrequencyMarks> {
         });
     }
     marks
-}
-
-/// Alt+1, 2, 3 go to the pages (as tabs do in GNOME applications); Ctrl+M measures the
-/// ramp-up; Ctrl+W closes the window and Ctrl+Q quits.
-fn add_shortcuts(
-    root: &adw::ApplicationWindow,
-    stack: &adw::ViewStack,
-    sender: &ComponentSender<Window>,
-) {
-    let controller = gtk::ShortcutController::new();
-    let add = |trigger: &str, action: gtk::CallbackAction| {
-        if let Some(trigger) = gtk::ShortcutTrigger::parse_string(trigger) {
-            controller.add_shortcut(gtk::Shortcut::new(Some(trigger), Some(action)));
-        }
-    };
-    for (key, page) in [("1", "overview"), ("2", "cpus"), ("3", "measure")] {
-        let stack = stack.clone();
-        add(
-            &format!("<Alt>{key}"),
-            gtk::CallbackAction::new(move |_, _| {
-                stack.set_visible_child_name(page);
-                glib::Propagation::Stop
-            }),
-        );
-    }
-    let (pages, input) = (stack.clone(), sender.input_sender().clone());
-    add(
-        "<Control>m",
-        gtk::CallbackAction::new(move |_, _| {
-            pages.set_visible_child_name("measure");
-            input.emit(WindowMsg::Measure);
-            glib::Propagation::Stop
-        }),
-    );
-    let window = root.clone();
-    add(
-        "<Control>w",
-        gtk::CallbackAction::new(move |_, _| {
-            window.close();
-            glib::Propagation::Stop
-        }),
-    );
-    add(
-        "<Control>q",
-        gtk::CallbackAction::new(|_, _| {
-            relm4::main_application().quit();
-            glib::Propagation::Stop
-        }),
-    );
-    root.add_controller(controller);
-}
-
-/// Tells the window whether anyone can see it: mapped, and not minimised.
-fn watch_visibility(root: &adw::ApplicationWindow, sender: &ComponentSender<Window>) {
-    let input = sender.input_sender().clone();
-    root.connect_unmap(move |_| input.emit(WindowMsg::Watched(false)));
-    let input = sender.input_sender().clone();
-    root.connect_map(move |_| input.emit(WindowMsg::Watched(true)));
-    let input = sender.input_sender().clone();
-    root.connect_realize(move |window| {
-        let Some(toplevel) = window
-            .surface()
-            .and_then(|surface| surface.downcast::<gtk::gdk::Toplevel>().ok())
-        else {
-            return;
-        };
-        let input = input.clone();
-        toplevel.connect_state_notify(move |toplevel| {
-            let minimised = toplevel
-                .state()
-                .contains(gtk::gdk::ToplevelState::MINIMIZED);
-            input.emit(WindowMsg::Watched(!minimised));
-        });
-    });
-}
-
-/// Logs how long the first frame took from the start of the program.
-fn log_first_frame(root: &adw::ApplicationWindow) {
-    root.connect_realize(|window| {
-        let Some(clock) = window.frame_clock() else {
-            return;
-        };
-        let handler = std::rc::Rc::new(std::cell::Cell::new(None));
-        let handled = std::rc::Rc::clone(&handler);
-        let id = clock.connect_after_paint(move |clock| {
-            let elapsed = crate::STARTED
-                .get()
-                .map(|t| t.elapsed().as_millis())
-                .unwrap_or(0);
-            glib::g_debug!("pacer", "first frame drawn after {elapsed} ms");
-            if let Some(id) = handled.take() {
-                clock.disconnect(id);
-            }
-        });
-        handler.set(Some(id));
-    });
 }
