@@ -29,12 +29,24 @@ pub enum Change {
     DriverMode(DriverMode),
 }
 
-/// Why a change did not happen, in words, and whether the kernel refused it for now (so
-/// the page can explain the refusal where the control is).
+/// Why a change did not happen: in words, the technical detail apart (for "Details"), and
+/// whether the kernel refused it for now (so the page can explain the refusal where the
+/// control is).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ChangeError {
     pub message: String,
+    pub detail: Option<String>,
     pub kernel_busy: bool,
+}
+
+impl ChangeError {
+    fn said(message: String) -> ChangeError {
+        ChangeError {
+            message,
+            detail: None,
+            kernel_busy: false,
+        }
+    }
 }
 
 impl Change {
@@ -96,6 +108,7 @@ impl From<ClientError> for ChangeError {
         ChangeError {
             kernel_busy: error.helper_error().and_then(HelperError::kind) == Some(ErrorKind::Busy),
             message: error.to_string(),
+            detail: error.detail(),
         }
     }
 }
@@ -110,14 +123,14 @@ pub async fn apply(
 ) -> Result<(), ChangeError> {
     if let Change::Profile(name) = change {
         let failed = |problem: pacer_core::profile::ProfileProblem| ChangeError {
-            message: problem.to_string(),
+            message: problem.summary(),
+            detail: problem.detail(),
             kernel_busy: false,
         };
         let Some(profile) = profile else {
-            return Err(ChangeError {
-                message: gettext("No power profile daemon is running."),
-                kernel_busy: false,
-            });
+            return Err(ChangeError::said(gettext(
+                "No power profile daemon is running.",
+            )));
         };
         let connection = client::connect().await.map_err(failed)?;
         return client::set_active_profile(&connection, profile, name)
@@ -125,10 +138,9 @@ pub async fn apply(
             .map_err(failed);
     }
     let Some(helper) = helper else {
-        return Err(ChangeError {
-            message: gettext("Changes need pacer-helper, which is not available."),
-            kernel_busy: false,
-        });
+        return Err(ChangeError::said(gettext(
+            "Changes need pacer-helper, which is not available.",
+        )));
     };
     let or_all = |policies: &[u32]| {
         if policies.is_empty() {

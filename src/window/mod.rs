@@ -310,12 +310,7 @@ impl Component for Window {
         }
     }
 
-    fn update_cmd(
-        &mut self,
-        command: WindowCmd,
-        sender: ComponentSender<Self>,
-        _root: &Self::Root,
-    ) {
+    fn update_cmd(&mut self, command: WindowCmd, sender: ComponentSender<Self>, root: &Self::Root) {
         match command {
             WindowCmd::Feed(FeedEvent::Status(Ok(status))) => self.show_status(status),
             WindowCmd::Feed(FeedEvent::Status(Err(error))) => {
@@ -371,9 +366,7 @@ impl Component for Window {
                                 message,
                             });
                         }
-                        let toast = adw::Toast::new(&error.message);
-                        toast.set_timeout(8);
-                        self.toasts.add_toast(toast);
+                        self.show_failure(&error.message, error.detail.as_deref(), root);
                     }
                 }
                 let _ = sender;
@@ -383,6 +376,24 @@ impl Component for Window {
 }
 
 impl Window {
+    /// A failure that passes, the one way the window shows it: a toast in words, with the
+    /// technical detail (when there is one) behind its "Details" button.
+    fn show_failure(&self, message: &str, detail: Option<&str>, root: &adw::ApplicationWindow) {
+        let toast = adw::Toast::new(message);
+        toast.set_timeout(8);
+        if let Some(detail) = detail {
+            toast.set_button_label(Some(&gettext("Details")));
+            let (detail, window) = (detail.to_owned(), root.clone());
+            let message = message.to_owned();
+            toast.connect_button_clicked(move |_| {
+                let dialog = adw::MessageDialog::new(Some(&window), Some(&message), Some(&detail));
+                dialog.add_response("close", &gettext("Close"));
+                dialog.present();
+            });
+        }
+        self.toasts.add_toast(toast);
+    }
+
     fn find_helper(&self, sender: &ComponentSender<Self>) {
         let wanted = Wanted {
             simulated: self.machine.is_simulated(),

@@ -77,6 +77,20 @@ impl ClientError {
         }
     }
 
+    /// The technical detail behind the words of [`Display`](std::fmt::Display): the bus's or
+    /// a library's own message, for a "Details" view; `None` where the words say it all.
+    pub fn detail(&self) -> Option<String> {
+        match self {
+            ClientError::Connect(error) => Some(error.to_string()),
+            ClientError::Helper(HelperError::ZBus(error)) => Some(error.to_string()),
+            ClientError::Report(error) => Some(error.to_string()),
+            ClientError::Machine(error) => Some(error.to_string()),
+            ClientError::Helper(HelperError::Helper(_))
+            | ClientError::Timeout { .. }
+            | ClientError::Cancelled => None,
+        }
+    }
+
     /// The helper's refusal (NotAuthorized, Busy, …), to tell them apart.
     pub fn helper_error(&self) -> Option<&HelperError> {
         match self {
@@ -107,7 +121,8 @@ fn explain(error: &HelperError) -> String {
         HelperError::ZBus(error) if names_missing_service(error) => gettext(
             "pacer-helper is not installed (see the README's install section); Pacer can only read without it",
         ),
-        HelperError::ZBus(error) => error.to_string(),
+        // The bus's own message is the detail (ClientError::detail).
+        HelperError::ZBus(_) => gettext("pacer-helper did not answer as expected"),
         HelperError::Helper(problem) => match problem.kind() {
             ErrorKind::NotAuthorized => fill(
                 gettext("not allowed: {message}"),
@@ -348,6 +363,21 @@ pub async fn active_profile() -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_bus_or_library_message_is_the_detail_behind_words() {
+        let raw = "Failed to connect to address `unix:path=/nonexistent`";
+        let no_bus = ClientError::Connect(zbus::Error::Failure(raw.into()));
+        assert_eq!(no_bus.to_string(), "cannot connect to the bus");
+        assert!(no_bus.detail().unwrap().contains(raw));
+        let odd = ClientError::from(zbus::Error::Failure(raw.into()));
+        assert!(!odd.to_string().contains("unix:path"), "{odd}");
+        assert!(odd.detail().unwrap().contains(raw));
+        let denied = ClientError::Helper(HelperError::Helper(Problem::NotAuthorized {
+            action: "io.github.pacerapp.Pacer.set-cpu-power".into(),
+        }));
+        assert_eq!(denied.detail(), None);
+    }
 
     #[test]
     fn errors_read_as_one_line_and_keep_their_kind() {

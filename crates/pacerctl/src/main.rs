@@ -32,7 +32,17 @@ fn main() -> ExitCode {
                     return ExitCode::SUCCESS;
                 }
             }
-            eprintln!("pacerctl: {error:#}");
+            // The words first; a terminal shows the bus's own message too (a window keeps it
+            // behind "Details").
+            let mut line = format!("{error:#}");
+            let detail = error
+                .chain()
+                .find_map(|cause| cause.downcast_ref::<pacer_dbus::client::ClientError>())
+                .and_then(pacer_dbus::client::ClientError::detail);
+            if let Some(detail) = detail.filter(|detail| !line.contains(detail.as_str())) {
+                line = format!("{line} ({detail})");
+            }
+            eprintln!("pacerctl: {line}");
             ExitCode::FAILURE
         }
     }
