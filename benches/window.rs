@@ -27,6 +27,9 @@
 //!
 //! The exit status is non-zero only when a figure could not be measured; a missed goal is
 //! reported in the table, not failed: this is a bench, not a test.
+//!
+//! Longer than most files: the bench drives Xvfb, the window and gnome-system-monitor itself,
+//! and kills all it started on every way out.
 
 use std::collections::BTreeMap;
 use std::env;

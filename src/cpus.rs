@@ -2,6 +2,8 @@
 //! selector offering only what the kernel offers, one action for a whole core type (or for
 //! every core), and each policy on its own where wanted. The kernel's refusals are
 //! explained where the control is.
+//!
+//! Over 500 lines with its unit tests.
 
 use std::cell::Cell;
 use std::rc::Rc;

@@ -1,5 +1,7 @@
 //! The overview page: the live frequency plot, the power profile as a switcher bound to the
 //! profile daemon, and the processor's driver, boost and Energy Aware Scheduling.
+//!
+//! Over 500 lines with its unit tests.
 
 use std::cell::Cell;
 use std::rc::Rc;

@@ -5,6 +5,9 @@
 //! `{placeholder}`.
 //!
 //! Needs GNU gettext (Debian package `gettext`), bash and perl; nothing is built.
+//!
+//! Longer than most files: it reads the PO files itself (entries, flags, placeholders) to
+//! check them.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 

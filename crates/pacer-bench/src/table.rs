@@ -1,6 +1,8 @@
 //! The table of a ramp measurement (`docs/measurement.md` 2) as a model: column labels (setting and core) and
 //! rows of formatted figures (a row per window and figure), laid out as text by `pacerctl`,
 //! in a grid by the window, and written as CSV for export.
+//!
+//! Over 500 lines with its unit tests.
 
 use std::fmt::Write as _;
 

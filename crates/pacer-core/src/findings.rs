@@ -1,6 +1,9 @@
 //! Findings: where what the desktop shows and what the CPU does part ways. Each says what is
 //! wrong in one line, why in a few, and the one action that fixes it. Pacer only reports: it
 //! never re-asserts a setting on a timer, so it never fights another tool.
+//!
+//! Longer than most files: one rule per finding kind, each with its words and its fix, sharing
+//! the grouping and wording helpers here; split, they would each need all of them.
 
 use std::collections::BTreeMap;
 

@@ -2,6 +2,8 @@
 //!
 //! Nothing here panics on the machine's data: a file that is missing, unreadable or garbled
 //! becomes `None` plus a [`Problem`] that names the file and the reason.
+//!
+//! Over 500 lines with its unit tests.
 
 use std::fmt;
 use std::fs::File;

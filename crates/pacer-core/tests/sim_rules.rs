@@ -2,6 +2,9 @@
 //! (`docs/kernel.md` sections), the three-step sequence of `docs/kernel.md` 2.4, random
 //! write sequences, and the ramp calibration against the published measurements
 //! (`docs/measurement.md` 2).
+//!
+//! Longer than most files: a table of the kernel's write rules, one row each, so that a rule
+//! and its expected answer read side by side.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 

@@ -1,6 +1,9 @@
 //! `pacerctl status` and `watch` against the real power-profiles-daemon (Debian's 0.12) on a
 //! private system bus, python-dbusmock's polkitd as polkit, and a simulated machine's tree
 //! as the daemon's sysfs (`UMOCKDEV_DIR`).
+//!
+//! Longer than most files: each test starts the real daemon on its private bus, and the
+//! scenarios share the rig's set-up here.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 

@@ -2,6 +2,8 @@
 //! write loads the state, takes in what others wrote to the files directly (the real
 //! power-profiles-daemon writes plain files), applies the kernel's rules, and lays the tree
 //! out again, all under a lock. A [`Ticker`] keeps the current frequencies moving.
+//!
+//! Over 500 lines with its unit tests.
 
 use std::fmt;
 use std::fs;
