@@ -55,6 +55,54 @@ fn the_window_shows_each_page_of_the_simulated_laptop() {
     );
 }
 
+/// The CPUs page changes what it says it changes: "Every core"'s governor chosen with the
+/// mouse and the keyboard reaches every policy (through the window's own helper on the
+/// simulated laptop), and choosing it back restores them.
+#[test]
+fn the_cpus_page_sets_every_cores_governor() {
+    let tree = tempfile::tempdir().unwrap();
+    let root = tree.path().to_str().unwrap();
+    let gui = Gui::start(&["--simulate", "intel-hybrid", "--sysfs-root", root], None);
+    gui.wait_for_log("first frame drawn", Duration::from_secs(20));
+    gui.wait_for_log("banner shows simulated", Duration::from_secs(10));
+    let governors = || -> Vec<String> {
+        (0..16)
+            .map(|policy| {
+                let file =
+                    format!("sys/devices/system/cpu/cpufreq/policy{policy}/scaling_governor");
+                std::fs::read_to_string(tree.path().join(file)).unwrap()
+            })
+            .collect()
+    };
+    // Within ten seconds, every policy's governor reads `wanted`.
+    let every_policy_reaches = |wanted: &str| {
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while governors().iter().any(|g| g != wanted) && std::time::Instant::now() < deadline {
+            sleep(Duration::from_millis(200));
+        }
+        assert!(governors().iter().all(|g| g == wanted), "{:?}", governors());
+    };
+    gui.key("alt+2");
+    // "Every core", "Governor": the first row of the page; its list opens on the value it
+    // shows (powersave, after performance).
+    let status = gui
+        .on_window(&["mousemove", "--window", "%1", "440", "199", "click", "1"])
+        .status()
+        .unwrap();
+    assert!(status.success(), "xdotool click");
+    sleep(Duration::from_millis(800));
+    gui.key("Up Return");
+    every_policy_reaches("performance\n");
+    gui.screenshot("cpus-performance");
+    // The page follows the machine (a banner above it now, the EPP locked); the row keeps the
+    // focus, and the keyboard opens its list again.
+    sleep(Duration::from_secs(3));
+    gui.key("Return");
+    gui.key("Down Return");
+    every_policy_reaches("powersave\n");
+    assert!(gui.alive());
+}
+
 /// A tree of `model` that is not simulated: what a real machine's sysfs looks like.
 fn plain_tree(model: &str) -> tempfile::TempDir {
     let tree = pacer_testrig::model_tree(model);
@@ -93,8 +141,8 @@ fn a_machine_without_cpufreq_is_offered_the_simulated_laptop() {
     gui.screenshot("offered-simulation");
 }
 
-/// The three steps of `docs/kernel.md` 2.4 (the EPP lost behind the daemon's back): the governor to performance through the
-/// helper (intel_pstate saves the EPP), the profile to performance through the daemon (it
+/// The three steps of `docs/kernel.md` 2.4 (the EPP lost behind the daemon's back): the
+/// governor to performance through the helper (intel_pstate saves the EPP), the profile to performance through the daemon (it
 /// writes EPP performance... which the kernel refuses under that governor, or which it holds
 /// anyway), then the governor back to powersave (intel_pstate restores the saved EPP behind
 /// the daemon's back): the profile says performance, the EPP says otherwise.

@@ -1,12 +1,9 @@
 //! The CPUs page: policies grouped by core type, each group with a governor and an EPP
 //! selector offering only what the kernel offers, one action for a whole core type (or for
 //! every core), and each policy on its own where wanted. The kernel's refusals are
-//! explained where the control is.
-//!
-//! Over 500 lines with its unit tests.
+//! explained where the control is. Each group is a factory item (`group`): a new machine
+//! shape gives new items, a new reading new values.
 
-use std::cell::Cell;
-use std::rc::Rc;
 use std::sync::Arc;
 
 use pacer_core::i18n::{fill, gettext};
@@ -14,12 +11,17 @@ use pacer_core::machine::{cores_heading, Policy, Snapshot};
 use pacer_core::status::Status;
 use pacer_core::values::{CoreType, Epp, Governor};
 use pacer_core::CpuSet;
+use relm4::factory::FactoryVecDeque;
 use relm4::prelude::*;
 use relm4::{adw, gtk};
 
 use adw::prelude::*;
 
 use crate::change::Change;
+
+mod group;
+
+use group::{CoreGroup, GroupInit, GroupMsg};
 
 /// A selector's options (kernel values: governors, EPP) and what the policies it covers
 /// have now.
@@ -173,6 +175,26 @@ impl CpusView {
         CpusView { every_core, groups }
     }
 
+    /// The groups the page shows, in order: every core (where cores differ), then each core
+    /// type, with its policies one by one where it has more than one.
+    fn groups_shown(&self) -> Vec<GroupInit> {
+        let every = self.every_core.iter().map(|every| GroupInit {
+            description: gettext("One setting for all cores at once"),
+            all: every.clone(),
+            each: Vec::new(),
+        });
+        let types = self.groups.iter().map(|group| GroupInit {
+            description: fill(gettext("CPUs {cpus}"), &[("cpus", &group.cpus)]),
+            all: group.all.clone(),
+            each: if group.each.len() > 1 {
+                group.each.clone()
+            } else {
+                Vec::new()
+            },
+        });
+        every.chain(types).collect()
+    }
+
     fn shape(&self) -> Vec<Shape> {
         self.every_core
             .iter()
@@ -186,22 +208,13 @@ impl CpusView {
     }
 }
 
-/// The widgets of one set of selectors.
-#[derive(Debug)]
-struct SelectorRows {
-    policies: Vec<u32>,
-    governor: Option<(adw::ComboRow, Vec<Governor>)>,
-    epp: Option<(adw::ComboRow, Vec<Epp>)>,
-}
-
 #[derive(Debug)]
 pub struct CpusPage {
-    content: gtk::Box,
-    updating: Rc<Cell<bool>>,
+    /// A group per core type (and one for every core), each a factory item.
+    groups: FactoryVecDeque<CoreGroup>,
+    /// Shown instead when the kernel offers no cpufreq policies.
+    no_cpufreq: adw::StatusPage,
     view: Option<CpusView>,
-    rows: Vec<SelectorRows>,
-    /// One message row per group, for the kernel's refusals.
-    refusals: Vec<(Vec<u32>, gtk::Label)>,
     editable: bool,
 }
 
@@ -214,7 +227,7 @@ pub enum CpusMsg {
         policies: Vec<u32>,
         message: String,
     },
-    /// From the page's own selectors.
+    /// From the groups' selectors.
     Chose(Change),
 }
 
@@ -229,18 +242,34 @@ impl SimpleComponent for CpusPage {
             set_orientation: gtk::Orientation::Vertical,
             set_spacing: 24,
             set_margin_all: 12,
+
+            #[local_ref]
+            no_cpufreq -> adw::StatusPage {
+                set_icon_name: Some("computer-symbolic"),
+                set_title: &gettext("No CPU frequency control"),
+                set_description: Some(&gettext("This machine's kernel offers no cpufreq policies: there are no governors or EPP to choose.")),
+                set_visible: false,
+            },
+            #[local_ref]
+            groups_box -> gtk::Box {
+                set_orientation: gtk::Orientation::Vertical,
+                set_spacing: 24,
+            },
         }
     }
 
-    fn init(_: (), root: Self::Root, _sender: ComponentSender<Self>) -> ComponentParts<Self> {
+    fn init(_: (), root: Self::Root, sender: ComponentSender<Self>) -> ComponentParts<Self> {
+        let groups = FactoryVecDeque::builder()
+            .launch(gtk::Box::default())
+            .forward(sender.input_sender(), CpusMsg::Chose);
         let model = CpusPage {
-            content: root.clone(),
-            updating: Rc::new(Cell::new(false)),
+            groups,
+            no_cpufreq: adw::StatusPage::new(),
             view: None,
-            rows: Vec::new(),
-            refusals: Vec::new(),
             editable: false,
         };
+        let no_cpufreq = &model.no_cpufreq;
+        let groups_box = model.groups.widget();
         let widgets = view_output!();
         ComponentParts { model, widgets }
     }
@@ -257,36 +286,27 @@ impl SimpleComponent for CpusPage {
                     .as_ref()
                     .is_some_and(|old| old.shape() == view.shape());
                 if !same_shape {
-                    self.build(&view, &sender);
+                    // New groups, laid out for the new shape; their values come below.
+                    let mut groups = self.groups.guard();
+                    groups.clear();
+                    for group in view.groups_shown() {
+                        groups.push_back(group);
+                    }
                 }
-                self.select(&view);
+                self.no_cpufreq.set_visible(view.groups.is_empty());
                 self.view = Some(view);
+                self.show();
             }
             CpusMsg::Editable(editable) => {
                 self.editable = editable;
-                for rows in &self.rows {
-                    let governor = rows.governor.iter().map(|(row, _)| row);
-                    for row in governor.chain(rows.epp.iter().map(|(row, _)| row)) {
-                        row.set_sensitive(editable);
-                    }
-                }
-                if let Some(view) = self.view.clone() {
-                    self.select(&view);
-                }
+                self.show();
             }
             CpusMsg::Refused { policies, message } => {
-                for (members, label) in &self.refusals {
-                    let here = policies.iter().any(|p| members.contains(p));
-                    label.set_visible(here);
-                    if here {
-                        label.set_text(&message);
-                    }
-                }
+                self.groups
+                    .broadcast(GroupMsg::Refused { policies, message });
             }
             CpusMsg::Chose(change) => {
-                for (_, label) in &self.refusals {
-                    label.set_visible(false);
-                }
+                self.groups.broadcast(GroupMsg::ClearRefusal);
                 let _ = sender.output(change);
             }
         }
@@ -294,188 +314,21 @@ impl SimpleComponent for CpusPage {
 }
 
 impl CpusPage {
-    fn build(&mut self, view: &CpusView, sender: &ComponentSender<Self>) {
-        while let Some(child) = self.content.first_child() {
-            self.content.remove(&child);
-        }
-        self.rows.clear();
-        self.refusals.clear();
-        if view.groups.is_empty() {
-            let status = adw::StatusPage::builder()
-                .icon_name("computer-symbolic")
-                .title(gettext("No CPU frequency control"))
-                .description(gettext("This machine's kernel offers no cpufreq policies: there are no governors or EPP to choose."))
-                .build();
-            self.content.append(&status);
+    /// Moves every group's selectors to the values its policies have now.
+    fn show(&self) {
+        let Some(view) = &self.view else {
             return;
-        }
-        if let Some(every) = &view.every_core {
-            let group = adw::PreferencesGroup::builder()
-                .title(every.title.as_str())
-                .description(gettext("One setting for all cores at once"))
-                .build();
-            self.add_selectors(&group, None, every, sender);
-            self.add_refusal(&group, &every.policies);
-            self.content.append(&group);
-        }
-        for type_group in &view.groups {
-            let group = adw::PreferencesGroup::builder()
-                .title(type_group.all.title.as_str())
-                .description(fill(gettext("CPUs {cpus}"), &[("cpus", &type_group.cpus)]))
-                .build();
-            self.add_selectors(&group, None, &type_group.all, sender);
-            if type_group.each.len() > 1 {
-                let each = adw::ExpanderRow::builder()
-                    .title(gettext("Each policy"))
-                    .subtitle(gettext("Set policies one by one"))
-                    .build();
-                for selectors in &type_group.each {
-                    self.add_selectors(&group, Some(&each), selectors, sender);
-                }
-                group.add(&each);
-            }
-            self.add_refusal(&group, &type_group.all.policies);
-            self.content.append(&group);
-        }
-    }
-
-    fn add_refusal(&mut self, group: &adw::PreferencesGroup, policies: &[u32]) {
-        let label = gtk::Label::builder()
-            .wrap(true)
-            .xalign(0.0)
-            .margin_top(6)
-            .visible(false)
-            .build();
-        label.add_css_class("error");
-        group.add(&label);
-        self.refusals.push((policies.to_vec(), label));
-    }
-
-    fn add_selectors(
-        &mut self,
-        group: &adw::PreferencesGroup,
-        expander: Option<&adw::ExpanderRow>,
-        selectors: &Selectors,
-        sender: &ComponentSender<Self>,
-    ) {
-        let place = |row: &adw::ComboRow| match expander {
-            Some(expander) => expander.add_row(row),
-            None => group.add(row),
         };
-        let combo = |title: String, choice_names: Vec<String>, choose: Box<dyn Fn(usize)>| {
-            let names: Vec<&str> = choice_names.iter().map(String::as_str).collect();
-            let row = adw::ComboRow::builder()
-                .title(title.as_str())
-                .model(&gtk::StringList::new(&names))
-                .build();
-            let guard = Rc::clone(&self.updating);
-            row.connect_selected_notify(move |row| {
-                if !guard.get() {
-                    choose(row.selected() as usize);
-                }
-            });
-            place(&row);
-            row
-        };
-        let in_expander = expander.is_some();
-        let title = |what: String| {
-            if in_expander {
-                fill(
-                    gettext("{what} of {policy}"),
-                    &[("what", &what), ("policy", &selectors.title)],
-                )
-            } else {
-                what
-            }
-        };
-        // The change that choosing option `index` of `options` asks for.
-        fn chooser<T: Clone + 'static>(
-            options: &[T],
-            policies: &[u32],
-            sender: &ComponentSender<CpusPage>,
-            make: fn(Vec<u32>, T) -> Change,
-        ) -> Box<dyn Fn(usize)> {
-            let options = options.to_vec();
-            let policies = policies.to_vec();
-            let input = sender.input_sender().clone();
-            Box::new(move |index| {
-                if let Some(value) = options.get(index) {
-                    input.emit(CpusMsg::Chose(make(policies.clone(), value.clone())));
-                }
-            })
-        }
-        fn names<T: ToString>(options: &[T]) -> Vec<String> {
-            options.iter().map(ToString::to_string).collect()
-        }
-        let governor = selectors.governor.as_ref().map(|choice| {
-            let make: fn(Vec<u32>, Governor) -> Change =
-                |policies, governor| Change::Governor { policies, governor };
-            let row = combo(
-                title(gettext("Governor")),
-                names(&choice.options),
-                chooser(&choice.options, &selectors.policies, sender, make),
+        for (index, group) in view.groups_shown().into_iter().enumerate() {
+            self.groups.send(
+                index,
+                GroupMsg::Show {
+                    all: group.all,
+                    each: group.each,
+                    editable: self.editable,
+                },
             );
-            (row, choice.options.clone())
-        });
-        let epp = selectors.epp.as_ref().map(|choice| {
-            let make: fn(Vec<u32>, Epp) -> Change = |policies, epp| Change::Epp { policies, epp };
-            let row = combo(
-                title(gettext("Energy-performance preference")),
-                names(&choice.options),
-                chooser(&choice.options, &selectors.policies, sender, make),
-            );
-            (row, choice.options.clone())
-        });
-        self.rows.push(SelectorRows {
-            policies: selectors.policies.clone(),
-            governor,
-            epp,
-        });
-    }
-
-    /// Moves the selectors to the values the policies have now.
-    fn select(&self, view: &CpusView) {
-        self.updating.set(true);
-        let all: Vec<&Selectors> = view
-            .every_core
-            .iter()
-            .chain(
-                view.groups
-                    .iter()
-                    .flat_map(|g| std::iter::once(&g.all).chain(&g.each)),
-            )
-            .collect();
-        for (rows, selectors) in self.rows.iter().zip(all) {
-            debug_assert_eq!(rows.policies, selectors.policies);
-            fn show<T: PartialEq>(row: &adw::ComboRow, options: &[T], choice: &Choice<T>) {
-                match choice
-                    .current
-                    .as_ref()
-                    .and_then(|c| options.iter().position(|o| o == c))
-                {
-                    Some(index) => {
-                        row.set_selected(index as u32);
-                        row.set_subtitle("");
-                    }
-                    None => {
-                        row.set_selected(gtk::INVALID_LIST_POSITION);
-                        row.set_subtitle(&gettext("Differs between policies"));
-                    }
-                }
-            }
-            if let (Some((row, options)), Some(choice)) = (&rows.governor, &selectors.governor) {
-                show(row, options, choice);
-                row.set_sensitive(self.editable);
-            }
-            if let (Some((row, options)), Some(choice)) = (&rows.epp, &selectors.epp) {
-                show(row, options, choice);
-                row.set_sensitive(self.editable && selectors.epp_locked.is_none());
-                if let Some(why) = &selectors.epp_locked {
-                    row.set_subtitle(why);
-                }
-            }
         }
-        self.updating.set(false);
     }
 }
 
