@@ -414,7 +414,7 @@ impl Window {
                 core_type: self
                     .status
                     .as_ref()
-                    .and_then(|status| status.snapshot.cpus.iter().find(|c| c.id == id)?.core_type),
+                    .and_then(|status| status.snapshot.cpu(id)?.core_type),
             })
             .collect()
     }

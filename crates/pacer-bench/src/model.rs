@@ -28,11 +28,7 @@ pub fn simulated_ramp(
             let steady_mhz = f64::from(machine.steady_khz(policy)) / 1000.0;
             Some(RampRun {
                 cpu,
-                core_type: snapshot
-                    .cpus
-                    .iter()
-                    .find(|c| c.id == cpu)
-                    .and_then(|c| c.core_type),
+                core_type: snapshot.cpu(cpu).and_then(|c| c.core_type),
                 trials: 1,
                 idle_wait_ms: 0.0,
                 sample_period_us: None,

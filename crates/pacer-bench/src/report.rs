@@ -35,9 +35,7 @@ impl Settings {
     /// The settings of `cpu`'s policy (and of the machine) in `snapshot`.
     pub fn of(snapshot: &Snapshot, cpu: u32, profile: Option<String>) -> Settings {
         let policy = snapshot
-            .cpus
-            .iter()
-            .find(|c| c.id == cpu)
+            .cpu(cpu)
             .and_then(|c| c.policy)
             .and_then(|id| snapshot.policy(id));
         Settings {
@@ -258,11 +256,7 @@ pub fn measure_ramp(
     for &cpu in cpus {
         let setup = RampSetup {
             cpu,
-            policy: snapshot
-                .cpus
-                .iter()
-                .find(|c| c.id == cpu)
-                .and_then(|c| c.policy),
+            policy: snapshot.cpu(cpu).and_then(|c| c.policy),
             duration: options.duration,
             idle_wait: options.idle_wait,
             energy: energy.clone(),
@@ -365,11 +359,7 @@ fn run_of(
     let median = |mut values: Vec<f64>| crate::stats::median(&mut values).unwrap_or(0.0);
     RampRun {
         cpu,
-        core_type: snapshot
-            .cpus
-            .iter()
-            .find(|c| c.id == cpu)
-            .and_then(|c| c.core_type),
+        core_type: snapshot.cpu(cpu).and_then(|c| c.core_type),
         trials: kept.len(),
         idle_wait_ms: median(kept.iter().map(|t| t.idle_wait_ms).collect()),
         sample_period_us: Some(median(

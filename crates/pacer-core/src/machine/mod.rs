@@ -204,6 +204,10 @@ impl Snapshot {
         self.policies.iter().find(|policy| policy.id == id)
     }
 
+    pub fn cpu(&self, id: u32) -> Option<&Cpu> {
+        self.cpus.iter().find(|cpu| cpu.id == id)
+    }
+
     /// Whether the kernel offers CPU frequency control here at all.
     pub fn has_cpufreq(&self) -> bool {
         self.policies.iter().any(Policy::is_active)

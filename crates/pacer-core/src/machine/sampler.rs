@@ -32,7 +32,7 @@ impl FrequencySampler {
         let cpu_policy = cpus
             .iter()
             .map(|&id| {
-                let policy = snapshot.cpus.iter().find(|cpu| cpu.id == id)?.policy?;
+                let policy = snapshot.cpu(id)?.policy?;
                 Some(match policy_ids.iter().position(|&p| p == policy) {
                     Some(index) => index,
                     None => {
