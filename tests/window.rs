@@ -14,13 +14,19 @@ use std::time::Duration;
 use common::Gui;
 use pacer_testrig::{Service, SystemBus, PPD_ACTIONS};
 
-#[test]
-fn the_window_shows_each_page_of_the_simulated_laptop() {
+/// The window on a simulated laptop in a directory of its own, up and saying so.
+fn simulated_laptop() -> (tempfile::TempDir, Gui) {
     let tree = tempfile::tempdir().unwrap();
     let root = tree.path().to_str().unwrap();
     let gui = Gui::start(&["--simulate", "intel-hybrid", "--sysfs-root", root], None);
     gui.wait_for_log("first frame drawn", Duration::from_secs(20));
     gui.wait_for_log("banner shows simulated", Duration::from_secs(10));
+    (tree, gui)
+}
+
+#[test]
+fn the_window_shows_each_page_of_the_simulated_laptop() {
+    let (tree, gui) = simulated_laptop();
     // A few seconds of the live plot.
     sleep(Duration::from_secs(4));
     gui.screenshot("overview");
@@ -60,11 +66,7 @@ fn the_window_shows_each_page_of_the_simulated_laptop() {
 /// simulated laptop), and choosing it back restores them.
 #[test]
 fn the_cpus_page_sets_every_cores_governor() {
-    let tree = tempfile::tempdir().unwrap();
-    let root = tree.path().to_str().unwrap();
-    let gui = Gui::start(&["--simulate", "intel-hybrid", "--sysfs-root", root], None);
-    gui.wait_for_log("first frame drawn", Duration::from_secs(20));
-    gui.wait_for_log("banner shows simulated", Duration::from_secs(10));
+    let (tree, gui) = simulated_laptop();
     let governors = || -> Vec<String> {
         (0..16)
             .map(|policy| {
