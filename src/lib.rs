@@ -18,6 +18,7 @@ mod measure;
 mod notify;
 mod overview;
 pub mod plot;
+mod said;
 pub mod settings;
 #[cfg(test)]
 mod testing;

@@ -6,6 +6,7 @@ use pacer_core::i18n::{fill, gettext};
 
 use super::state::Entry;
 use crate::plot::{ramp_png, Palette};
+use crate::said::Said;
 
 /// The size of an exported chart.
 const PNG_SIZE: (u32, u32) = (960, 540);
@@ -28,11 +29,16 @@ impl Export {
     }
 }
 
-/// Writes `entry` to `path` in `format`.
-pub fn export(entry: &Entry, format: Export, path: &Path) -> Result<(), String> {
+/// Writes `entry` to `path` in `format`; what went wrong names the file, with the system's
+/// own message as the detail.
+pub fn export(entry: &Entry, format: Export, path: &Path) -> Result<(), Said> {
     let write = |text: String| std::fs::write(path, text).map_err(|e| e.to_string());
     match format {
-        Export::Json => write(entry.outcome.to_json().map_err(|e| e.to_string())?),
+        Export::Json => entry
+            .outcome
+            .to_json()
+            .map_err(|e| e.to_string())
+            .and_then(write),
         Export::Csv => write(entry.outcome.table().to_csv()),
         Export::Png => ramp_png(
             path,
@@ -43,11 +49,9 @@ pub fn export(entry: &Entry, format: Export, path: &Path) -> Result<(), String> 
         )
         .map_err(|e| e.to_string()),
     }
-    .map_err(|error| {
-        fill(
-            gettext("Cannot write {file}: {error}"),
-            &[("file", &path.display()), ("error", &error)],
-        )
+    .map_err(|error| Said {
+        text: fill(gettext("Cannot write {file}"), &[("file", &path.display())]),
+        detail: Some(error),
     })
 }
 
@@ -83,6 +87,7 @@ mod tests {
         assert!(
             export(&entry, Export::Csv, Path::new("/nonexistent/dir/x.csv"))
                 .unwrap_err()
+                .text
                 .contains("/nonexistent/dir/x.csv")
         );
     }

@@ -25,6 +25,7 @@ use adw::prelude::*;
 
 use crate::a11y::labelled;
 use crate::plot::RampPlot;
+use crate::said::Said;
 
 use export::{export, Export};
 use state::{MeasureState, Outcome, Phase};
@@ -62,7 +63,7 @@ pub enum MeasureMsg {
         trial: u32,
         trials: u32,
     },
-    Finished(Result<Outcome, String>),
+    Finished(Result<Outcome, Said>),
     Show(u32),
     Export(Export),
     ExportTo(Export, PathBuf),
@@ -72,8 +73,8 @@ pub enum MeasureMsg {
 impl SimpleComponent for MeasurePage {
     type Init = PathBuf;
     type Input = MeasureMsg;
-    /// A message for a toast.
-    type Output = String;
+    /// Something for a toast.
+    type Output = Said;
 
     view! {
         gtk::Box {
@@ -294,11 +295,13 @@ impl SimpleComponent for MeasurePage {
                 if let Some(entry) = self.state.shown_entry().cloned() {
                     let output = sender.output_sender().clone();
                     relm4::spawn_blocking(move || {
-                        let message = match export(&entry, format, &path) {
-                            Ok(()) => fill(gettext("Saved {file}"), &[("file", &path.display())]),
-                            Err(error) => error,
-                        };
-                        output.emit(message);
+                        output.emit(match export(&entry, format, &path) {
+                            Ok(()) => Said::plain(fill(
+                                gettext("Saved {file}"),
+                                &[("file", &path.display())],
+                            )),
+                            Err(said) => said,
+                        });
                     });
                 }
             }

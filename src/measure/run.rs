@@ -17,6 +17,7 @@ use relm4::prelude::*;
 
 use super::state::{Outcome, TRIALS};
 use super::{MeasureMsg, MeasurePage};
+use crate::said::Said;
 
 impl MeasurePage {
     fn cpus(&self) -> Vec<u32> {
@@ -65,10 +66,10 @@ impl MeasurePage {
                         measure_here(&root, &status.snapshot, &cpus, profile, &cancel, &progress)
                     })
                     .await
-                    .map_err(|e| e.to_string())
+                    .map_err(|e| Said::plain(e.to_string()))
                     .and_then(|result| result)
                 }
-                Err(error) => Err(error.to_string()),
+                Err(error) => Err(Said::from(error)),
             };
             input.emit(MeasureMsg::Finished(result.map(Outcome::Ramp)));
         });
@@ -125,10 +126,10 @@ impl MeasurePage {
                 client::compare(&helper, &root, settings, &cpus, TRIALS, on_progress, cancel).await;
             let result = match result {
                 Ok(comparison) => Ok(Outcome::Compare(comparison)),
-                Err(ClientError::Cancelled) => Err(gettext(
+                Err(ClientError::Cancelled) => Err(Said::plain(gettext(
                     "Comparison cancelled; the settings from before are back",
-                )),
-                Err(error) => Err(error.to_string()),
+                ))),
+                Err(error) => Err(Said::from(error)),
             };
             input.emit(MeasureMsg::Finished(result));
         });
@@ -144,7 +145,7 @@ fn measure_here(
     profile: Option<String>,
     cancel: &AtomicBool,
     progress: &relm4::Sender<MeasureMsg>,
-) -> Result<RampReport, String> {
+) -> Result<RampReport, Said> {
     let options = RampOptions {
         trials: TRIALS as usize,
         ..RampOptions::default()
@@ -166,5 +167,5 @@ fn measure_here(
         &mut on_progress,
         cancel,
     )
-    .map_err(|e| e.to_string())
+    .map_err(|e| Said::plain(e.to_string()))
 }

@@ -27,6 +27,7 @@ use crate::machine::{Machine, OFFERED_MODEL};
 use crate::measure::{MeasureMsg, MeasurePage};
 use crate::overview::{OverviewInit, OverviewMsg, OverviewPage};
 use crate::plot::{FrequencyMarks, FrequencyPlot, TracedCpu};
+use crate::said::Said;
 use crate::settings;
 use crate::tray::TrayRequest;
 
@@ -79,7 +80,8 @@ pub enum WindowMsg {
     Notice(NoticeAction),
     /// Whether anyone can see the window (mapped and not minimised).
     Watched(bool),
-    Toast(String),
+    /// Something to say in passing (from the Measure page).
+    Toast(Said),
     /// Measure the ramp-up (the keyboard shortcut).
     Measure,
     /// Show the window (Pacer started again, the tray, a notification).
@@ -303,7 +305,7 @@ impl Component for Window {
                     glib::g_debug!("pacer", "{what}");
                 }
             }
-            WindowMsg::Toast(text) => self.toasts.add_toast(adw::Toast::new(&text)),
+            WindowMsg::Toast(said) => self.show_toast(&said, root),
             WindowMsg::Measure => self.measure.emit(MeasureMsg::Measure),
             WindowMsg::Present => root.present(),
             WindowMsg::Background(event) => self.background_event(event, root, &sender),
@@ -366,7 +368,11 @@ impl Component for Window {
                                 message,
                             });
                         }
-                        self.show_failure(&error.message, error.detail.as_deref(), root);
+                        let said = Said {
+                            text: error.message,
+                            detail: error.detail,
+                        };
+                        self.show_toast(&said, root);
                     }
                 }
                 let _ = sender;
@@ -376,17 +382,16 @@ impl Component for Window {
 }
 
 impl Window {
-    /// A failure that passes, the one way the window shows it: a toast in words, with the
+    /// What the window says in passing, the one way it says it: a toast in words, with the
     /// technical detail (when there is one) behind its "Details" button.
-    fn show_failure(&self, message: &str, detail: Option<&str>, root: &adw::ApplicationWindow) {
-        let toast = adw::Toast::new(message);
-        toast.set_timeout(8);
-        if let Some(detail) = detail {
+    fn show_toast(&self, said: &Said, root: &adw::ApplicationWindow) {
+        let toast = adw::Toast::new(&said.text);
+        if let Some(detail) = &said.detail {
+            toast.set_timeout(8);
             toast.set_button_label(Some(&gettext("Details")));
-            let (detail, window) = (detail.to_owned(), root.clone());
-            let message = message.to_owned();
+            let (text, detail, window) = (said.text.clone(), detail.clone(), root.clone());
             toast.connect_button_clicked(move |_| {
-                let dialog = adw::MessageDialog::new(Some(&window), Some(&message), Some(&detail));
+                let dialog = adw::MessageDialog::new(Some(&window), Some(&text), Some(&detail));
                 dialog.add_response("close", &gettext("Close"));
                 dialog.present();
             });
