@@ -8,7 +8,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use pacer_core::i18n::{fill, gettext};
+use pacer_core::i18n::gettext;
 use pacer_core::machine::Snapshot;
 use pacer_core::status::Status;
 use relm4::gtk::{gio, glib};
@@ -316,10 +316,11 @@ impl Component for Window {
         match command {
             WindowCmd::Feed(FeedEvent::Status(Ok(status))) => self.show_status(status),
             WindowCmd::Feed(FeedEvent::Status(Err(error))) => {
-                self.toasts.add_toast(adw::Toast::new(&fill(
-                    gettext("Cannot read the CPU state: {error}"),
-                    &[("error", &error)],
-                )));
+                let said = Said {
+                    text: gettext("Cannot read the CPU state; the last reading stays shown"),
+                    detail: Some(error),
+                };
+                self.show_toast(&said, root);
             }
             WindowCmd::Feed(FeedEvent::Frequencies { at, cpus, khz }) => {
                 if cpus != self.plotted {
