@@ -8,6 +8,8 @@ use pacer_core::values::{DriverMode, Epp, Governor};
 use pacer_dbus::client::{call, ClientError};
 use pacer_dbus::{ErrorKind, Helper1Proxy, HelperError};
 
+use crate::said::Said;
+
 /// One change, as the pages ask for it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Change {
@@ -34,16 +36,14 @@ pub enum Change {
 /// control is).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ChangeError {
-    pub message: String,
-    pub detail: Option<String>,
+    pub said: Said,
     pub kernel_busy: bool,
 }
 
 impl ChangeError {
-    fn said(message: String) -> ChangeError {
+    fn said(text: String) -> ChangeError {
         ChangeError {
-            message,
-            detail: None,
+            said: Said::plain(text),
             kernel_busy: false,
         }
     }
@@ -107,8 +107,7 @@ impl From<ClientError> for ChangeError {
     fn from(error: ClientError) -> Self {
         ChangeError {
             kernel_busy: error.helper_error().and_then(HelperError::kind) == Some(ErrorKind::Busy),
-            message: error.to_string(),
-            detail: error.detail(),
+            said: Said::from(error),
         }
     }
 }
@@ -123,8 +122,10 @@ pub async fn apply(
 ) -> Result<(), ChangeError> {
     if let Change::Profile(name) = change {
         let failed = |problem: pacer_core::profile::ProfileProblem| ChangeError {
-            message: problem.summary(),
-            detail: problem.detail(),
+            said: Said {
+                text: problem.summary(),
+                detail: problem.detail(),
+            },
             kernel_busy: false,
         };
         let Some(profile) = profile else {

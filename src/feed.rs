@@ -142,8 +142,9 @@ pub async fn status_loop<C: From<FeedEvent>>(control: Arc<FeedControl>, out: Sen
     let mut unreachable: Option<ProfileProblem> = None;
     let mut changes = None;
     let mut last_connect: Option<Instant> = None;
-    // The last full reading, refreshed cheaply while only the tray shows it.
-    let mut last: Option<(Arc<Status>, Instant, u64)> = None;
+    // The last full reading, refreshed cheaply in place while only the tray shows it: the
+    // loop's own copy, so an unchanged refresh copies nothing.
+    let mut last: Option<(Status, Instant, u64)> = None;
     let mut asked = true;
     loop {
         control.until_followed().await;
@@ -176,23 +177,21 @@ pub async fn status_loop<C: From<FeedEvent>>(control: Arc<FeedControl>, out: Sen
                 },
             };
             let status = Snapshot::read(&root)
-                .map(|snapshot| Arc::new(Status::assemble(&root, snapshot, reading)))
+                .map(|snapshot| Status::assemble(&root, snapshot, reading))
                 .map_err(|error| error.to_string());
             last = status
                 .as_ref()
                 .ok()
-                .map(|status| (Arc::clone(status), Instant::now(), generation));
-            Some(status)
+                .map(|status| (status.clone(), Instant::now(), generation));
+            Some(status.map(Arc::new))
         } else {
             // In the background: only the governor and EPP, which change behind everyone's
             // back; the profile daemon announces its changes, and the rest is read fully
             // now and then. Nothing is sent when nothing changed.
             last.as_mut().and_then(|(status, _, _)| {
-                // Copied only when a page still holds the last one.
-                let status_now = Arc::make_mut(status);
-                if status_now.snapshot.refresh_settings(&control.root()) {
-                    status_now.refresh_findings();
-                    Some(Ok(Arc::clone(status)))
+                if status.snapshot.refresh_settings(&control.root()) {
+                    status.refresh_findings();
+                    Some(Ok(Arc::new(status.clone())))
                 } else {
                     None
                 }

@@ -40,6 +40,9 @@ const HISTORY_SECONDS: u32 = 60;
 /// How often the per-core-type summary beside the plot is rewritten.
 const SUMMARY_PERIOD: Duration = Duration::from_secs(1);
 
+/// How long a toast shows (libadwaita's own default).
+const TOAST_SECONDS: u32 = 5;
+
 #[derive(Debug)]
 pub struct WindowInit {
     pub machine: Machine,
@@ -305,7 +308,7 @@ impl Component for Window {
                     glib::g_debug!("pacer", "{what}");
                 }
             }
-            WindowMsg::Toast(said) => self.show_toast(&said, root),
+            WindowMsg::Toast(said) => self.show_toast(&said, TOAST_SECONDS, root),
             WindowMsg::Measure => self.measure.emit(MeasureMsg::Measure),
             WindowMsg::Present => root.present(),
             WindowMsg::Background(event) => self.background_event(event, root, &sender),
@@ -320,7 +323,7 @@ impl Component for Window {
                     text: gettext("Cannot read the CPU state; the last reading stays shown"),
                     detail: Some(error),
                 };
-                self.show_toast(&said, root);
+                self.show_toast(&said, TOAST_SECONDS, root);
             }
             WindowCmd::Feed(FeedEvent::Frequencies { at, cpus, khz }) => {
                 if cpus != self.plotted {
@@ -359,7 +362,7 @@ impl Component for Window {
                         if let Change::Governor { policies, .. } | Change::Epp { policies, .. } =
                             &change
                         {
-                            let mut message = error.message.clone();
+                            let mut message = error.said.text.clone();
                             if error.kernel_busy && matches!(change, Change::Epp { .. }) {
                                 message.push('\n');
                                 message.push_str(&gettext("The performance governor holds EPP at performance: choose the powersave governor for these cores first."));
@@ -369,11 +372,8 @@ impl Component for Window {
                                 message,
                             });
                         }
-                        let said = Said {
-                            text: error.message,
-                            detail: error.detail,
-                        };
-                        self.show_toast(&said, root);
+                        // A refusal stays a little longer than other news.
+                        self.show_toast(&error.said, 8, root);
                     }
                 }
                 let _ = sender;
@@ -383,12 +383,14 @@ impl Component for Window {
 }
 
 impl Window {
-    /// What the window says in passing, the one way it says it: a toast in words, with the
-    /// technical detail (when there is one) behind its "Details" button.
-    fn show_toast(&self, said: &Said, root: &adw::ApplicationWindow) {
+    /// What the window says in passing, the one way it says it: a toast in words for
+    /// `seconds`, with the technical detail (when there is one) behind its "Details" button,
+    /// which gets time to be pressed.
+    fn show_toast(&self, said: &Said, seconds: u32, root: &adw::ApplicationWindow) {
         let toast = adw::Toast::new(&said.text);
+        toast.set_timeout(seconds);
         if let Some(detail) = &said.detail {
-            toast.set_timeout(8);
+            toast.set_timeout(seconds.max(8));
             toast.set_button_label(Some(&gettext("Details")));
             let (text, detail, window) = (said.text.clone(), detail.clone(), root.clone());
             toast.connect_button_clicked(move |_| {

@@ -109,7 +109,9 @@ impl Quiet {
                 all_tasks_seen: Some(false),
             };
         };
-        let mut seen = 1; // this process's measuring thread, not counted below
+        // This process's own threads count as seen; they are not looked at below.
+        let mut seen =
+            fs::read_dir(proc.join(format!("{own_pid}/task"))).map_or(0, |tasks| tasks.count());
         let mut runnable = 0;
         let mut bound = 0;
         let pids = processes
