@@ -52,4 +52,4 @@ build-aux/system-test.sh
 build-aux/fuzz.sh
 # Under Xvfb, so that the GUI's unit tests can make widgets (the window tests start their own
 # X server too); the cairo renderer, as everywhere under Xvfb.
-GSK_RENDERER=cairo xvfb-run -a cargo test --locked --workspace
+GSK_RENDERER=cairo xvfb-run -a cargo test --locked --workspace --no-fail-fast

@@ -339,14 +339,26 @@ mod tests {
 
     #[test]
     fn the_group_is_raised_while_measuring_and_put_back() {
-        let Some(before) = autogroup_nice() else {
-            panic!("this kernel has no autogroups (/proc/self/autogroup)");
-        };
-        {
-            let _raised = AutogroupPriority::raise().expect("as root the group can be raised");
-            assert_eq!(autogroup_nice(), Some(-20));
+        match autogroup_nice() {
+            Some(before) => {
+                {
+                    let _raised =
+                        AutogroupPriority::raise().expect("as root the group can be raised");
+                    assert_eq!(autogroup_nice(), Some(-20));
+                }
+                assert_eq!(autogroup_nice(), Some(before));
+            }
+            // A kernel built without autogroups (CI's is one): there is no group to raise,
+            // raising says so, and nothing is written.
+            None => {
+                assert!(
+                    !Path::new(AUTOGROUP).exists(),
+                    "{AUTOGROUP} exists but is unreadable"
+                );
+                assert!(AutogroupPriority::raise().is_none());
+                assert!(!Path::new(AUTOGROUP).exists());
+            }
         }
-        assert_eq!(autogroup_nice(), Some(before));
     }
 
     #[test]
