@@ -1,7 +1,10 @@
-//! The snapshot of a 256-CPU machine: median time per snapshot, and reads per file.
+//! The snapshot of a 256-CPU machine (what `pacerctl status` reads): median time per
+//! snapshot, the CPU time it takes on all threads, and reads per file.
 //!
-//! Run with `cargo bench -p pacer-core --bench snapshot`. The goal (issue 2): under 10 ms
-//! on a 2-core machine, with no file read more than once.
+//! Run with `cargo bench -p pacer-core --bench snapshot`. The goal (issue 15): at most 5 ms
+//! on a 2-core machine, with no file read more than once. Wall time on a shared virtual
+//! machine wanders by a third from run to run, so it is the median of many runs, and the
+//! CPU time (which the neighbours do not inflate as much) is printed beside it.
 
 #![allow(clippy::expect_used, clippy::panic)]
 
@@ -12,7 +15,7 @@ use pacer_core::sim::{self, SimMachine};
 use pacer_core::{Snapshot, SysRoot};
 
 const CPUS: u32 = 256;
-const RUNS: usize = 200;
+const RUNS: usize = 1000;
 
 /// The AMD model, widened to 256 logical CPUs with a policy each: the most files per CPU.
 fn big_machine() -> SimMachine {
@@ -41,6 +44,7 @@ fn main() {
     let distinct: HashSet<_> = reads.iter().collect();
 
     let root = SysRoot::new(dir.path());
+    let cpu_before = cpu_time();
     let mut times: Vec<Duration> = (0..RUNS)
         .map(|_| {
             let start = Instant::now();
@@ -50,6 +54,7 @@ fn main() {
             elapsed
         })
         .collect();
+    let cpu_per_snapshot = (cpu_time() - cpu_before) / RUNS as u32;
     times.sort();
     let at = |fraction: f64| times[((times.len() - 1) as f64 * fraction) as usize];
     println!(
@@ -60,9 +65,27 @@ fn main() {
         at(0.9).as_secs_f64() * 1e3,
     );
     println!(
+        "CPU time per snapshot, all threads: {:.2} ms",
+        cpu_per_snapshot.as_secs_f64() * 1e3
+    );
+    println!(
         "files read: {} reads of {} distinct files (at most one read per file: {})",
         reads.len(),
         distinct.len(),
         reads.len() == distinct.len()
     );
+}
+
+/// This process's CPU time so far, user and system, all threads (`/proc/self/stat` fields 14
+/// and 15, in clock ticks of 10 ms: fine over a thousand runs).
+fn cpu_time() -> Duration {
+    let stat = std::fs::read_to_string("/proc/self/stat").expect("/proc/self/stat reads");
+    let after_command = &stat[stat.rfind(')').expect("a stat line") + 1..];
+    let ticks: u64 = after_command
+        .split_whitespace()
+        .skip(11)
+        .take(2)
+        .map(|field| field.parse::<u64>().expect("a tick count"))
+        .sum();
+    Duration::from_millis(ticks * 10)
 }

@@ -74,31 +74,36 @@ impl SysRoot {
 
     /// Reads a whole file as text.
     pub fn read_text(&self, rel: &str) -> Result<String, ReadError> {
-        let path = self.logged(rel);
-        read_all(File::open(&path).map_err(ReadError::from)?)
+        self.log(rel);
+        let mut buf = Vec::new();
+        let len = read_to(File::open(self.path(rel))?, &mut buf)?;
+        buf.truncate(len);
+        String::from_utf8(buf).map_err(|_| not_text())
     }
 
-    fn logged(&self, rel: &str) -> PathBuf {
-        let path = self.path(rel);
+    fn log(&self, rel: &str) {
         if let Some(log) = &self.read_log {
             if let Ok(mut log) = log.lock() {
-                log.push(path.clone());
+                log.push(self.path(rel));
             }
         }
-        path
     }
 
-    /// Reads a whole file as text, opening it relative to its directory when `cache` holds
-    /// that directory: resolving one name instead of a dozen is most of the cost of reading
-    /// a sysfs attribute. Then one read: sysfs hands out the whole value at once, and so does
-    /// a regular file shorter than the buffer.
-    pub fn read_text_in(&self, cache: &mut DirCache, rel: &str) -> Result<String, ReadError> {
-        let path = self.logged(rel);
-        let file = match cache.open(&path) {
-            Some(result) => result,
-            None => File::open(&path),
+    /// Reads a whole file into `buf` through `cache` (see [`DirCache`]) and returns its text.
+    fn read_in<'b>(
+        &self,
+        cache: &mut DirCache,
+        rel: &str,
+        buf: &'b mut Vec<u8>,
+    ) -> Result<&'b str, ReadError> {
+        self.log(rel);
+        let rel = rel.trim_start_matches('/');
+        let file = match cache.open(&self.root, rel) {
+            Some(opened) => opened?,
+            None => File::open(self.path(rel))?,
         };
-        read_all(file.map_err(ReadError::from)?)
+        let len = read_to(file, buf)?;
+        std::str::from_utf8(&buf[..len]).map_err(|_| not_text())
     }
 
     /// The names in a directory, sorted; `Missing` when it does not exist.
@@ -127,55 +132,122 @@ impl SysRoot {
     }
 }
 
-/// Reads a file to its end (at most [`MAX_FILE_BYTES`]) as UTF-8 text.
-fn read_all(mut file: File) -> Result<String, ReadError> {
-    // Attributes are short; a small buffer is cheaper to clear than a page.
-    let mut buf = [0u8; 256];
-    let mut bytes = Vec::new();
+/// The first size of a probe's read buffer: a page, the most a sysfs attribute holds.
+const PAGE_BYTES: usize = 4096;
+
+/// Reads a file to its end (at most [`MAX_FILE_BYTES`]) into `buf`, which keeps its size
+/// between reads, and returns the length read. One read is enough where the file is shorter
+/// than the buffer: sysfs hands out the whole value at once, and so does a regular file.
+fn read_to(mut file: File, buf: &mut Vec<u8>) -> Result<usize, ReadError> {
+    if buf.len() < PAGE_BYTES {
+        buf.resize(PAGE_BYTES, 0);
+    }
+    let mut len = 0;
     loop {
-        let n = file.read(&mut buf).map_err(ReadError::from)?;
-        bytes.extend_from_slice(&buf[..n]);
-        if n < buf.len() {
-            break;
+        let n = file.read(&mut buf[len..])?;
+        len += n;
+        if n == 0 || len < buf.len() {
+            return Ok(len);
         }
-        if bytes.len() > MAX_FILE_BYTES {
+        if len > MAX_FILE_BYTES {
             return Err(ReadError::Io(io::Error::new(
                 io::ErrorKind::InvalidData,
                 "file too large",
             )));
         }
+        buf.resize((buf.len() * 2).min(MAX_FILE_BYTES + 1), 0);
     }
-    String::from_utf8(bytes)
-        .map_err(|_| ReadError::Io(io::Error::new(io::ErrorKind::InvalidData, "not UTF-8 text")))
 }
 
-/// The directory of the last file read. From the second file read in the same directory on,
-/// that directory is kept open and files are opened relative to it: the path is resolved
-/// once per directory instead of once per file. (Opening the directory costs about as much as
-/// opening a file, so a directory read for a single file is not opened.)
+fn not_text() -> ReadError {
+    ReadError::Io(io::Error::new(io::ErrorKind::InvalidData, "not UTF-8 text"))
+}
+
+/// Directories a probe keeps open, so that a file's path is resolved from the nearest of
+/// them instead of from `/`: resolving names is most of the cost of opening a sysfs
+/// attribute, and a large machine has thousands. Kept: the root, and the directory and the
+/// directory above it of the last file read, each opened from the second file read under
+/// it on (opening a directory costs about as much as opening a file, so one read for a
+/// single file is not opened). Paths are relative to the root.
 #[derive(Debug, Default)]
 pub struct DirCache {
-    parent: Option<PathBuf>,
-    dir: Option<OwnedFd>,
+    root: Option<OwnedFd>,
+    parent: Option<OpenDir>,
+    grandparent: Option<OpenDir>,
+}
+
+#[derive(Debug)]
+struct OpenDir {
+    path: String,
+    fd: Option<OwnedFd>,
+}
+
+impl OpenDir {
+    fn new(path: &str) -> OpenDir {
+        OpenDir {
+            path: path.to_owned(),
+            fd: None,
+        }
+    }
+}
+
+fn open_dir(base: &OwnedFd, rel: &str) -> Option<OwnedFd> {
+    let flags = OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC;
+    rustix::fs::openat(base, rel, flags, Mode::empty()).ok()
 }
 
 impl DirCache {
-    /// Opens `path` relative to its cached directory; `None` when the caller should open the
-    /// full path (a new directory, or one that cannot be opened, so the error is reported
-    /// for the file exactly).
-    fn open(&mut self, path: &Path) -> Option<io::Result<File>> {
-        let (parent, name) = (path.parent()?, path.file_name()?);
-        if self.parent.as_deref() != Some(parent) {
-            self.parent = Some(parent.to_owned());
-            self.dir = None;
-            return None;
-        }
-        if self.dir.is_none() {
+    /// Opens `rel` under `root` from the nearest open directory; `None` when the caller
+    /// should open the full path (the root cannot be opened, so the error is reported for
+    /// the file exactly).
+    fn open(&mut self, root: &Path, rel: &str) -> Option<io::Result<File>> {
+        if self.root.is_none() {
             let flags = OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC;
-            self.dir = Some(rustix::fs::open(parent, flags, Mode::empty()).ok()?);
+            self.root = Some(rustix::fs::open(root, flags, Mode::empty()).ok()?);
         }
-        let dir = self.dir.as_ref()?;
-        let opened = rustix::fs::openat(dir, name, OFlags::RDONLY | OFlags::CLOEXEC, Mode::empty());
+        let root = self.root.as_ref()?;
+        let (base, rest) = match rel.rsplit_once('/') {
+            None => (root, rel),
+            Some((parent, name)) => {
+                let (grandparent, parent_name) = parent.rsplit_once('/').unwrap_or(("", parent));
+                let same_parent = self.parent.as_ref().is_some_and(|dir| dir.path == parent);
+                let same_grandparent = self
+                    .grandparent
+                    .as_ref()
+                    .is_some_and(|dir| dir.path == grandparent);
+                if !same_grandparent {
+                    self.grandparent = Some(OpenDir::new(grandparent));
+                } else if !same_parent {
+                    // A second directory under the same one: keep that one open.
+                    if let Some(dir) = self.grandparent.as_mut().filter(|dir| dir.fd.is_none()) {
+                        dir.fd = open_dir(root, grandparent);
+                    }
+                }
+                let grandparent_fd = self.grandparent.as_ref().and_then(|dir| dir.fd.as_ref());
+                if same_parent {
+                    let parent_dir = self.parent.as_mut()?;
+                    if parent_dir.fd.is_none() {
+                        parent_dir.fd = match grandparent_fd {
+                            Some(fd) => open_dir(fd, parent_name),
+                            None => open_dir(root, parent),
+                        };
+                    }
+                    match &parent_dir.fd {
+                        Some(fd) => (fd, name),
+                        None => (root, rel),
+                    }
+                } else {
+                    self.parent = Some(OpenDir::new(parent));
+                    match grandparent_fd {
+                        // `parent_name/name`: the end of `rel`.
+                        Some(fd) => (fd, &rel[rel.len() - parent_name.len() - 1 - name.len()..]),
+                        None => (root, rel),
+                    }
+                }
+            }
+        };
+        let opened =
+            rustix::fs::openat(base, rest, OFlags::RDONLY | OFlags::CLOEXEC, Mode::empty());
         Some(opened.map(File::from).map_err(io::Error::from))
     }
 }
@@ -298,6 +370,8 @@ pub enum Need {
 pub struct Probe<'a> {
     root: &'a SysRoot,
     cache: DirCache,
+    /// Each file is read into this, so that reading a value allocates nothing.
+    buf: Vec<u8>,
     pub problems: Vec<Problem>,
 }
 
@@ -306,6 +380,7 @@ impl<'a> Probe<'a> {
         Self {
             root,
             cache: DirCache::default(),
+            buf: Vec::new(),
             problems: Vec::new(),
         }
     }
@@ -365,7 +440,9 @@ impl<'a> Probe<'a> {
 
     /// The file's raw text, for callers that tell a missing file from another failure.
     pub fn read(&mut self, rel: &str) -> Result<String, ReadError> {
-        self.root.read_text_in(&mut self.cache, rel)
+        self.root
+            .read_in(&mut self.cache, rel, &mut self.buf)
+            .map(str::to_owned)
     }
 
     /// The file's text without the one trailing newline the kernel adds.
@@ -376,13 +453,31 @@ impl<'a> Probe<'a> {
     /// Like [`Probe::text`], and also whether the file exists (it may exist and still fail
     /// to read, which is reported).
     pub fn text_if_present(&mut self, rel: &str, need: Need) -> (Option<String>, bool) {
-        match self.read(rel) {
-            Ok(mut text) => {
-                if text.ends_with('\n') {
-                    text.pop();
-                }
-                (Some(text), true)
-            }
+        self.with_text(rel, need, |_, text| Some(text.to_owned()))
+    }
+
+    /// The file parsed as `T`; garbled content is reported as not being `expected`.
+    pub fn value<T: FromStr>(&mut self, rel: &str, need: Need, expected: Expected) -> Option<T> {
+        self.with_text(rel, need, |probe, text| probe.parse(rel, text, expected))
+            .0
+    }
+
+    /// What `use_text` makes of the file's text (without the kernel's trailing newline),
+    /// read into the probe's buffer without a copy; and whether the file exists. A missing
+    /// file is reported when `need` says so, a failed read always.
+    fn with_text<R>(
+        &mut self,
+        rel: &str,
+        need: Need,
+        use_text: impl FnOnce(&mut Self, &str) -> Option<R>,
+    ) -> (Option<R>, bool) {
+        // Taken out while `use_text` may report problems through `self`.
+        let mut buf = std::mem::take(&mut self.buf);
+        let outcome = match self.root.read_in(&mut self.cache, rel, &mut buf) {
+            Ok(text) => (
+                use_text(self, text.strip_suffix('\n').unwrap_or(text)),
+                true,
+            ),
             Err(ReadError::Missing) => {
                 if need == Need::Required {
                     self.report(rel, ProblemKind::Missing);
@@ -393,13 +488,9 @@ impl<'a> Probe<'a> {
                 self.report_io(rel, &error);
                 (None, true)
             }
-        }
-    }
-
-    /// The file parsed as `T`; garbled content is reported as not being `expected`.
-    pub fn value<T: FromStr>(&mut self, rel: &str, need: Need, expected: Expected) -> Option<T> {
-        let text = self.text(rel, need)?;
-        self.parse(rel, &text, expected)
+        };
+        self.buf = buf;
+        outcome
     }
 
     /// A space-separated list (governors, EPP values), tolerating the trailing space the
@@ -410,8 +501,10 @@ impl<'a> Probe<'a> {
         need: Need,
         expected: Expected,
     ) -> Option<Vec<T>> {
-        let text = self.text(rel, need)?;
-        self.parse_list(rel, &text, expected)
+        self.with_text(rel, need, |probe, text| {
+            probe.parse_list(rel, text, expected)
+        })
+        .0
     }
 
     /// Parses a list already read (see [`Probe::list`]).
@@ -522,6 +615,37 @@ mod tests {
                 ..
             }
         ));
+    }
+
+    #[test]
+    fn files_read_through_kept_directories_are_the_right_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let files = [
+            "top", "a/b/x", "a/b/y", "a/c/x", "a/c/y", "a/c/z", "a/x", "d/x", "a/b/x", "e/f/g/x",
+            "e/f/h/x",
+        ];
+        for file in files {
+            let path = dir.path().join(file);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, format!("{file}\n")).unwrap();
+        }
+        let root = SysRoot::new(dir.path());
+        let mut probe = Probe::new(&root);
+        // Every order of going down, across and back up, with missing files between.
+        for file in files.iter().chain(files.iter().rev()) {
+            assert_eq!(probe.text(file, Need::Required).as_deref(), Some(*file));
+            assert_eq!(probe.text(&format!("{file}-absent"), Need::Optional), None);
+        }
+        assert_eq!(
+            probe.text("/a/c/x", Need::Required).as_deref(),
+            Some("a/c/x")
+        );
+        assert!(probe.problems.is_empty(), "{:?}", probe.problems);
+        assert!(probe
+            .cache
+            .grandparent
+            .as_ref()
+            .is_some_and(|dir| dir.fd.is_some()));
     }
 
     #[test]

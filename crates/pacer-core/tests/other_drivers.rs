@@ -156,3 +156,45 @@ fn eas_switched_off_by_the_administrator() {
         [pacer_core::machine::EasReason::DisabledBySysctl]
     );
 }
+
+#[test]
+fn amd_pstate_epp_lists_follow_each_policys_governor_and_are_read_once_per_governor() {
+    let dir = common::render(&common::machine("amd-zen4", |machine| {
+        for policy in machine.policies.iter_mut().filter(|p| p.id % 2 == 1) {
+            policy.governor = "performance".into();
+            policy.epp_raw = Some(0);
+        }
+    }));
+    let root = SysRoot::with_read_log(dir.path());
+    let snapshot = Snapshot::read(&root).unwrap();
+    assert!(snapshot.problems.is_empty(), "{:?}", snapshot.problems);
+    let all = [
+        "default",
+        "performance",
+        "balance_performance",
+        "balance_power",
+        "power",
+    ];
+    for policy in &snapshot.policies {
+        let listed: Vec<String> = policy
+            .available_epp
+            .as_ref()
+            .unwrap()
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        let expected: &[&str] = if policy.id % 2 == 1 {
+            &["performance"]
+        } else {
+            &all
+        };
+        assert_eq!(listed, expected, "policy{}", policy.id);
+    }
+    let list_reads = root
+        .reads()
+        .iter()
+        .filter(|path| path.ends_with("energy_performance_available_preferences"))
+        .count();
+    // Once for each governor (twice at most where two threads meet one at once).
+    assert!((2..=4).contains(&list_reads), "{list_reads} reads");
+}

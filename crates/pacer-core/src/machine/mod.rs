@@ -233,11 +233,12 @@ fn read_policies(probe: &mut Probe<'_>, online: &CpuSet) -> Vec<Policy> {
     ids.sort_unstable();
 
     let mut policies = Vec::with_capacity(ids.len());
+    let epp_lists = policy::EppLists::default();
     let mut attributes = None;
     let mut rest = ids.as_slice();
     while let Some((&id, tail)) = rest.split_first() {
         rest = tail;
-        let (policy, found) = Policy::read(probe, id, online, None);
+        let (policy, found) = Policy::read(probe, id, online, None, &epp_lists);
         let active = policy.is_active();
         policies.push(policy);
         if active {
@@ -249,7 +250,7 @@ fn read_policies(probe: &mut Probe<'_>, online: &CpuSet) -> Vec<Policy> {
         return policies;
     };
     policies.extend(probe.map_parallel(rest, |probe, &id| {
-        Policy::read(probe, id, online, Some(attributes)).0
+        Policy::read(probe, id, online, Some(attributes), &epp_lists).0
     }));
     let active: Vec<u32> = policies
         .iter()

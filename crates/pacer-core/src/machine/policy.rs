@@ -5,6 +5,8 @@
 //! optional attributes a driver adds are looked for only where the first policy has them
 //! (a driver adds its attribute group to every policy or to none).
 
+use std::sync::Mutex;
+
 use serde::Serialize;
 
 use crate::cpuset::CpuSet;
@@ -70,6 +72,7 @@ impl Policy {
         id: u32,
         online: &CpuSet,
         expect: Option<DriverAttributes>,
+        epp_lists: &EppLists,
     ) -> (Policy, DriverAttributes) {
         let look_for = expect.unwrap_or(DriverAttributes {
             base_frequency: true,
@@ -134,9 +137,23 @@ impl Policy {
         }
         if look_for.epp {
             // EPP comes as a pair: where the driver offers a list, the current value exists.
-            let list = file("energy_performance_available_preferences");
-            if let Some(text) = optional(probe, &list, need, &mut found.epp) {
-                policy.available_epp = probe.parse_list(&list, &text, Expected::EppList);
+            let known = policy
+                .governor
+                .as_ref()
+                .and_then(|governor| epp_lists.get(governor));
+            if let Some(known) = known {
+                policy.available_epp = Some(known);
+                found.epp = true;
+            } else {
+                let list = file("energy_performance_available_preferences");
+                if let Some(text) = optional(probe, &list, need, &mut found.epp) {
+                    policy.available_epp = probe.parse_list(&list, &text, Expected::EppList);
+                    if let (Some(governor), Some(available)) =
+                        (&policy.governor, &policy.available_epp)
+                    {
+                        epp_lists.insert(governor, available);
+                    }
+                }
             }
             let epp_need = if found.epp { Need::Required } else { need };
             policy.epp = probe.value(
@@ -175,6 +192,32 @@ impl Policy {
             cur_khz: None,
             prefcore_ranking: None,
             core_type: None,
+        }
+    }
+}
+
+/// The EPP lists read so far, by governor. A driver prints the same list for every policy
+/// under the same governor (intel_pstate one list for all; amd-pstate only `performance`
+/// under the performance governor: `show_energy_performance_available_preferences()` in
+/// both, `docs/kernel.md` 2.2, 3), so a large machine reads it once per governor, not once
+/// per policy. Shared by the threads that read the policies.
+#[derive(Debug, Default)]
+pub(crate) struct EppLists(Mutex<Vec<(Governor, Vec<Epp>)>>);
+
+impl EppLists {
+    fn get(&self, governor: &Governor) -> Option<Vec<Epp>> {
+        let lists = self.0.lock().ok()?;
+        lists
+            .iter()
+            .find(|(known, _)| known == governor)
+            .map(|(_, list)| list.clone())
+    }
+
+    fn insert(&self, governor: &Governor, list: &[Epp]) {
+        if let Ok(mut lists) = self.0.lock() {
+            if !lists.iter().any(|(known, _)| known == governor) {
+                lists.push((governor.clone(), list.to_vec()));
+            }
         }
     }
 }
