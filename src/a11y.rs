@@ -36,9 +36,9 @@ mod tests {
 
     #[test]
     fn a_labelled_widget_is_of_the_type_asked_for() {
-        // The test command runs the tests under Xvfb; without a display this fails, saying so.
-        gtk::init().expect("GTK needs a display: run the tests under `xvfb-run -a`");
-        let switch: gtk::Switch = labelled("Turbo boost");
-        assert!(!switch.is_active());
+        crate::testing::on_gtk_thread(|| {
+            let switch: gtk::Switch = labelled("Turbo boost");
+            assert!(!switch.is_active());
+        });
     }
 }

@@ -12,6 +12,7 @@ use adw::prelude::*;
 
 use crate::a11y::labelled;
 use crate::change::offered_fix;
+use crate::icons;
 
 /// What a notice's button does.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -186,8 +187,8 @@ fn notice_widget(notice: &Notice, sender: &ComponentSender<Banner>) -> gtk::Widg
     });
     let line = gtk::Box::new(gtk::Orientation::Horizontal, 12);
     let icon = gtk::Image::from_icon_name(match notice.severity {
-        Severity::Warning => "dialog-warning-symbolic",
-        Severity::Info => "dialog-information-symbolic",
+        Severity::Warning => icons::WARNING,
+        Severity::Info => icons::INFORMATION,
     });
     icon.set_valign(gtk::Align::Center);
     line.append(&icon);

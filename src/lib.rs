@@ -13,6 +13,7 @@ pub mod config;
 mod cpus;
 mod feed;
 mod helper;
+mod icons;
 pub mod machine;
 mod measure;
 mod notify;

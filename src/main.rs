@@ -131,4 +131,19 @@ mod tests {
         assert!(String::from_utf8_lossy(&css).contains(".pacer-banner"));
         Ok(())
     }
+
+    #[test]
+    fn the_expander_arrow_comes_pre_rendered_at_both_scales() -> Result<(), relm4::gtk::glib::Error>
+    {
+        super::register_resources()?;
+        for scale in ["16x16", "16x16@2"] {
+            let path = format!(
+                "{}/icons/{scale}/actions/adw-expander-arrow-symbolic.symbolic.png",
+                super::RESOURCE_BASE_PATH
+            );
+            let png = gio::resources_lookup_data(&path, gio::ResourceLookupFlags::NONE)?;
+            assert!(png.starts_with(b"\x89PNG"), "{path}");
+        }
+        Ok(())
+    }
 }

@@ -19,6 +19,7 @@ use adw::prelude::*;
 
 use crate::a11y::labelled;
 use crate::change::Change;
+use crate::icons;
 use crate::plot::{FrequencyPlot, TypeSummary};
 
 /// A power profile's name in words.
@@ -496,7 +497,7 @@ impl OverviewPage {
         }
         for note in &view.notes {
             let row = adw::ActionRow::builder().title(note).build();
-            row.add_prefix(&gtk::Image::from_icon_name("dialog-information-symbolic"));
+            row.add_prefix(&gtk::Image::from_icon_name(icons::INFORMATION));
             self.notes.append(&row);
         }
         self.notes.set_visible(!view.notes.is_empty());

@@ -1,13 +1,18 @@
 //! What the components' unit tests share: the state of a simulated machine, as the window
-//! would receive it (without a profile daemon).
+//! would receive it (without a profile daemon), and the one thread that may use GTK.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+use std::sync::mpsc;
+use std::sync::{Mutex, OnceLock};
 
 use pacer_bench::report::{self, RampReport};
 use pacer_core::profile::ProfileReading;
 use pacer_core::sim::{SimDir, SimMachine};
 use pacer_core::status::Status;
 use pacer_core::{Snapshot, SysRoot};
+use relm4::gtk::{self, glib};
 
 /// The status of the simulated `model` after `writes` (path from `/`, value) went through
 /// the kernel's rules.
@@ -33,4 +38,49 @@ pub fn simulated_ramp_report() -> RampReport {
     let cpus = report::default_cpus(&snapshot, None);
     let machine = SimMachine::load(dir.path()).unwrap().unwrap();
     pacer_bench::model::simulated_ramp(&machine, &snapshot, &cpus, None)
+}
+
+type GtkJob = Box<dyn FnOnce() + Send>;
+/// A job for the GTK thread, and where to say how it went.
+type GtkRequest = (GtkJob, mpsc::Sender<std::thread::Result<()>>);
+
+/// Runs `test` on the one thread that initialised GTK, and fails as it fails: GTK may be used
+/// from a single thread, and the test harness runs each test on a thread of its own.
+pub fn on_gtk_thread(test: impl FnOnce() + Send + 'static) {
+    static GTK_THREAD: OnceLock<Mutex<mpsc::Sender<GtkRequest>>> = OnceLock::new();
+    let jobs = GTK_THREAD.get_or_init(|| {
+        let (jobs, incoming) = mpsc::channel::<GtkRequest>();
+        std::thread::spawn(move || {
+            // The test command runs the tests under Xvfb; without a display this fails, saying so.
+            let ready = gtk::init();
+            for (job, done) in incoming {
+                let outcome = match &ready {
+                    Ok(()) => catch_unwind(AssertUnwindSafe(job)),
+                    Err(error) => Err(Box::new(format!(
+                        "GTK needs a display: run the tests under `xvfb-run -a` ({error})"
+                    )) as Box<dyn std::any::Any + Send>),
+                };
+                let _ = done.send(outcome);
+            }
+        });
+        Mutex::new(jobs)
+    });
+    let (done, outcome) = mpsc::channel();
+    jobs.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .send((Box::new(test), done))
+        .unwrap();
+    if let Err(panic) = outcome.recv().unwrap() {
+        resume_unwind(panic);
+    }
+}
+
+/// Runs the GTK main context until `done` holds (at most two seconds), for messages that
+/// components handle on it.
+pub fn run_main_context_until(done: impl Fn() -> bool) {
+    let context = glib::MainContext::default();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(2);
+    while !done() && std::time::Instant::now() < deadline {
+        context.iteration(false);
+    }
 }

@@ -22,6 +22,7 @@ use relm4::Sender;
 
 use crate::change::{offered_fix, Change};
 use crate::config;
+use crate::icons;
 use crate::overview::profile_label;
 
 /// What the tray asks the window to do.
@@ -321,7 +322,7 @@ impl ksni::Tray for PacerTray {
                     let action = action.clone();
                     StandardItem {
                         label: fill(gettext("Fix: {finding}"), &[("finding", summary)]),
-                        icon_name: "dialog-warning-symbolic".into(),
+                        icon_name: icons::WARNING.into(),
                         activate: Box::new(move |tray: &mut Self| {
                             tray.request(TrayRequest::Fix(action.clone()));
                         }),
@@ -330,7 +331,7 @@ impl ksni::Tray for PacerTray {
                 }
                 None => StandardItem {
                     label: summary.clone(),
-                    icon_name: "dialog-warning-symbolic".into(),
+                    icon_name: icons::WARNING.into(),
                     enabled: false,
                     ..Default::default()
                 },

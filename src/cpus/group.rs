@@ -1,6 +1,10 @@
 //! One group of the CPUs page, as a factory item: the governor and EPP selectors for a core
 //! type (or for every core), each of its policies under "Each policy", and the kernel's
 //! refusal of the last change, shown where the controls are.
+//!
+//! Each policy's rows are made when "Each policy" is first opened: a laptop's dozens of combo
+//! rows, each with its popover and list, were a third of the window's memory, for controls
+//! most people never open.
 
 use std::cell::Cell;
 use std::rc::Rc;
@@ -35,6 +39,15 @@ pub enum GroupMsg {
     Refused { policies: Vec<u32>, message: String },
     /// A new choice was made somewhere: an earlier refusal no longer applies.
     ClearRefusal,
+    /// "Each policy" was opened.
+    EachOpened,
+}
+
+/// Where a set of selectors goes: the group's own, or a policy's under "Each policy".
+#[derive(Debug, Clone, Copy)]
+enum Place<'a> {
+    Group(&'a adw::PreferencesGroup),
+    Each(&'a adw::ExpanderRow),
 }
 
 /// The combo rows of one set of selectors, with the options they list.
@@ -49,8 +62,12 @@ pub struct CoreGroup {
     init: GroupInit,
     /// Set while the group itself moves a selector, so the move is not taken as a request.
     updating: Rc<Cell<bool>>,
-    /// The group's own selectors first, then each policy's.
+    /// The group's own selectors first, then each policy's once "Each policy" was opened.
     rows: Vec<SelectorRows>,
+    /// "Each policy", where the group has several.
+    each: Option<adw::ExpanderRow>,
+    /// What the selectors show now (the latest `Show`), for rows made later.
+    shown: Option<(Selectors, Vec<Selectors>, bool)>,
     refusal: gtk::Label,
 }
 
@@ -82,6 +99,8 @@ impl FactoryComponent for CoreGroup {
             init,
             updating: Rc::new(Cell::new(false)),
             rows: Vec::new(),
+            each: None,
+            shown: None,
             refusal,
         }
     }
@@ -95,30 +114,37 @@ impl FactoryComponent for CoreGroup {
     ) -> Self::Widgets {
         let widgets = view_output!();
         let all = self.init.all.clone();
-        let rows = self.selector_rows(&root, None, &all, &sender);
+        let rows = self.selector_rows(Place::Group(&root), &all, &sender);
         self.rows.push(rows);
         if !self.init.each.is_empty() {
             let each = adw::ExpanderRow::builder()
                 .title(gettext("Each policy"))
                 .subtitle(gettext("Set policies one by one"))
                 .build();
-            for selectors in self.init.each.clone() {
-                let rows = self.selector_rows(&root, Some(&each), &selectors, &sender);
-                self.rows.push(rows);
-            }
+            let opened = sender.input_sender().clone();
+            each.connect_expanded_notify(move |each| {
+                if each.is_expanded() {
+                    opened.emit(GroupMsg::EachOpened);
+                }
+            });
             root.add(&each);
+            self.each = Some(each);
         }
         root.add(&self.refusal);
         widgets
     }
 
-    fn update(&mut self, message: GroupMsg, _sender: FactorySender<Self>) {
+    fn update(&mut self, message: GroupMsg, sender: FactorySender<Self>) {
         match message {
             GroupMsg::Show {
                 all,
                 each,
                 editable,
-            } => self.show(&all, &each, editable),
+            } => {
+                self.show(&all, &each, editable);
+                self.shown = Some((all, each, editable));
+            }
+            GroupMsg::EachOpened => self.make_each_policys_rows(&sender),
             GroupMsg::Refused { policies, message } => {
                 let here = policies.iter().any(|p| self.init.all.policies.contains(p));
                 self.refusal.set_visible(here);
@@ -132,11 +158,27 @@ impl FactoryComponent for CoreGroup {
 }
 
 impl CoreGroup {
-    /// The governor and EPP rows of `selectors`, in the group or in the `expander`.
+    /// Makes each policy's rows under "Each policy", once, showing the latest values.
+    fn make_each_policys_rows(&mut self, sender: &FactorySender<Self>) {
+        let Some(each) = self.each.clone() else {
+            return;
+        };
+        if self.rows.len() > 1 {
+            return;
+        }
+        for selectors in self.init.each.clone() {
+            let rows = self.selector_rows(Place::Each(&each), &selectors, sender);
+            self.rows.push(rows);
+        }
+        if let Some((all, each, editable)) = &self.shown {
+            self.show(all, each, *editable);
+        }
+    }
+
+    /// The governor and EPP rows of `selectors`, at `place`.
     fn selector_rows(
         &self,
-        group: &adw::PreferencesGroup,
-        expander: Option<&adw::ExpanderRow>,
+        place: Place<'_>,
         selectors: &Selectors,
         sender: &FactorySender<Self>,
     ) -> SelectorRows {
@@ -152,18 +194,18 @@ impl CoreGroup {
                     choose(row.selected() as usize);
                 }
             });
-            match expander {
-                Some(expander) => expander.add_row(&row),
-                None => group.add(&row),
+            match place {
+                Place::Each(expander) => expander.add_row(&row),
+                Place::Group(group) => group.add(&row),
             }
             row
         };
-        let title = |what: String| match expander {
-            Some(_) => fill(
+        let title = |what: String| match place {
+            Place::Each(_) => fill(
                 gettext("{what} of {policy}"),
                 &[("what", &what), ("policy", &selectors.title)],
             ),
-            None => what,
+            Place::Group(_) => what,
         };
         // The change that choosing option `index` of `options` asks for.
         fn chooser<T: Clone + 'static>(
@@ -239,5 +281,64 @@ impl CoreGroup {
             }
         }
         self.updating.set(false);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use relm4::factory::FactoryVecDeque;
+
+    use super::*;
+    use crate::cpus::CpusView;
+    use crate::testing::{on_gtk_thread, run_main_context_until, simulated_status};
+
+    #[test]
+    fn each_policys_rows_are_made_when_opened_and_show_the_latest_values() {
+        on_gtk_thread(|| {
+            let path = "sys/devices/system/cpu/cpufreq/policy0/scaling_governor";
+            let view =
+                CpusView::of(&simulated_status("intel-hybrid", &[(path, "performance")]).snapshot);
+            let p_cores = view.groups[0].clone();
+            let mut groups = FactoryVecDeque::<CoreGroup>::builder()
+                .launch(gtk::Box::default())
+                .detach();
+            groups.guard().push_back(GroupInit {
+                description: String::new(),
+                all: p_cores.all.clone(),
+                each: p_cores.each.clone(),
+            });
+            groups.send(
+                0,
+                GroupMsg::Show {
+                    all: p_cores.all.clone(),
+                    each: p_cores.each.clone(),
+                    editable: true,
+                },
+            );
+            run_main_context_until(|| groups.get(0).unwrap().shown.is_some());
+            let group = groups.get(0).unwrap();
+            assert_eq!(group.rows.len(), 1, "no policy's rows before opening");
+            group.each.as_ref().unwrap().set_expanded(true);
+            let wanted = 1 + p_cores.each.len();
+            run_main_context_until(|| groups.get(0).unwrap().rows.len() == wanted);
+            let group = groups.get(0).unwrap();
+            assert_eq!(group.rows.len(), wanted);
+            // Policy 0 shows the performance governor it has; policy 1 powersave.
+            let selected = |rows: &SelectorRows| {
+                let (row, options) = rows.governor.as_ref().unwrap();
+                options[row.selected() as usize].to_string()
+            };
+            assert_eq!(selected(&group.rows[1]), "performance");
+            assert_eq!(selected(&group.rows[2]), "powersave");
+            // Opened again: nothing made twice.
+            let each = group.each.clone().unwrap();
+            each.set_expanded(false);
+            each.set_expanded(true);
+            let context = gtk::glib::MainContext::default();
+            while context.iteration(false) {}
+            assert_eq!(groups.get(0).unwrap().rows.len(), wanted);
+        });
     }
 }

@@ -18,6 +18,7 @@ use relm4::{adw, gtk};
 use adw::prelude::*;
 
 use crate::change::Change;
+use crate::icons;
 
 mod group;
 
@@ -245,7 +246,7 @@ impl SimpleComponent for CpusPage {
 
             #[local_ref]
             no_cpufreq -> adw::StatusPage {
-                set_icon_name: Some("computer-symbolic"),
+                set_icon_name: Some(icons::NO_CPUFREQ),
                 set_title: &gettext("No CPU frequency control"),
                 set_description: Some(&gettext("This machine's kernel offers no cpufreq policies: there are no governors or EPP to choose.")),
                 set_visible: false,

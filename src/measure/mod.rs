@@ -24,6 +24,7 @@ use relm4::{adw, gtk};
 use adw::prelude::*;
 
 use crate::a11y::labelled;
+use crate::icons;
 use crate::plot::RampPlot;
 use crate::said::Said;
 
@@ -169,7 +170,7 @@ impl SimpleComponent for MeasurePage {
                     },
                     #[name = "export_button"]
                     gtk::MenuButton {
-                        set_icon_name: "document-save-symbolic",
+                        set_icon_name: icons::EXPORT,
                         set_valign: gtk::Align::Center,
                         set_tooltip_text: Some(&gettext("Export")),
                     },

@@ -23,6 +23,7 @@ use crate::change::{self, Change, ChangeError};
 use crate::cpus::{CpusMsg, CpusPage};
 use crate::feed::{self, FeedControl, FeedEvent};
 use crate::helper::{self, HelperLink, OwnHelper, Wanted};
+use crate::icons;
 use crate::machine::{Machine, OFFERED_MODEL};
 use crate::measure::{MeasureMsg, MeasurePage};
 use crate::overview::{OverviewInit, OverviewMsg, OverviewPage};
@@ -219,19 +220,19 @@ impl Component for Window {
                 model.overview.widget().clone().upcast::<gtk::Widget>(),
                 "overview",
                 gettext("Overview"),
-                "speedometer-symbolic",
+                icons::OVERVIEW,
             ),
             (
                 model.cpus.widget().clone().upcast(),
                 "cpus",
                 gettext("CPUs"),
-                "applications-engineering-symbolic",
+                icons::CPUS,
             ),
             (
                 model.measure.widget().clone().upcast(),
                 "measure",
                 gettext("Measure"),
-                "preferences-system-time-symbolic",
+                icons::MEASURE,
             ),
         ];
         for (widget, name, title, icon) in pages {
@@ -569,7 +570,7 @@ impl Window {
             Some(&format!("settings.{}", settings::NOTIFY_FINDINGS)),
         );
         let button = gtk::MenuButton::builder()
-            .icon_name("open-menu-symbolic")
+            .icon_name(icons::MAIN_MENU)
             .menu_model(&menu)
             .tooltip_text(gettext("Main Menu"))
             .primary(true)

@@ -1,0 +1,52 @@
+//! The theme icons Pacer shows, besides its own (installed with it, `data/icons/`).
+//!
+//! All come from Adwaita, the icon theme GTK 4 depends on and falls back to, so they exist
+//! wherever Pacer runs. An icon of another application's is missing where that application
+//! is not installed (the overview's was gnome-system-monitor's `speedometer-symbolic`), and
+//! an SVG-only icon makes GTK load librsvg (6.5 MB resident) where Adwaita's come
+//! pre-rendered as `.symbolic.png`.
+
+pub const OVERVIEW: &str = "power-profile-balanced-symbolic";
+pub const CPUS: &str = "applications-engineering-symbolic";
+pub const MEASURE: &str = "preferences-system-time-symbolic";
+pub const MAIN_MENU: &str = "open-menu-symbolic";
+pub const EXPORT: &str = "document-save-symbolic";
+pub const NO_CPUFREQ: &str = "computer-symbolic";
+pub const WARNING: &str = "dialog-warning-symbolic";
+pub const INFORMATION: &str = "dialog-information-symbolic";
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    const ALL: [&str; 8] = [
+        super::OVERVIEW,
+        super::CPUS,
+        super::MEASURE,
+        super::MAIN_MENU,
+        super::EXPORT,
+        super::NO_CPUFREQ,
+        super::WARNING,
+        super::INFORMATION,
+    ];
+
+    /// Where Debian's adwaita-icon-theme puts the pre-rendered symbolic icons.
+    const ADWAITA_16: &str = "/usr/share/icons/Adwaita/16x16";
+
+    #[test]
+    fn every_icon_is_adwaitas_pre_rendered() {
+        let contexts: Vec<_> = std::fs::read_dir(ADWAITA_16)
+            .unwrap_or_else(|error| panic!("{ADWAITA_16}: {error} (adwaita-icon-theme)"))
+            .filter_map(|entry| Some(entry.ok()?.path()))
+            .collect();
+        for icon in ALL {
+            let file = format!("{icon}.symbolic.png");
+            assert!(
+                contexts
+                    .iter()
+                    .any(|dir| Path::new(dir).join(&file).is_file()),
+                "{file} is in none of {ADWAITA_16}'s folders"
+            );
+        }
+    }
+}
