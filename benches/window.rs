@@ -14,7 +14,10 @@
 //!   running at once in the same X server, 30 s after 5 s to settle.
 //!
 //! CPU is utime + stime from `/proc/PID/stat` (the kernel sums all threads there) over wall
-//! time, as a percentage of one core. The X server's own CPU is shown beside it for
+//! time, as a percentage of one core. The simulated machine's frequencies are moved by a
+//! thread of the window's process (`sim-kernel`), which stands in for the kernel: on a real
+//! machine that work is not there, so it is read from its own `/proc/PID/task/TID/stat`,
+//! taken off the window's figure and shown beside it. The X server's own CPU is shown beside it for
 //! information: part of drawing happens there, and not in the same share for GTK 4 (client-side
 //! cairo) and gnome-system-monitor's GTK 3.
 //!
@@ -44,6 +47,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
+use pacer_core::sim::TICKER_THREAD;
 
 /// Set in the environment of the copy of this binary that runs inside Xvfb.
 const CHILD_ENV: &str = "PACER_WINDOW_BENCH_CHILD";
@@ -319,7 +323,13 @@ impl Bench {
         self.cpus = count_cpus(&self.tmp.path().join(format!("run{}", self.runs)));
         thread::sleep(Duration::from_secs(3));
         pacer.alive()?;
-        let (plot, plot_xvfb) = self.cpu_with_xvfb(&[pacer.pid()], Duration::from_secs(30))?;
+        // The simulated kernel's thread, which stands in for the kernel's own work, is
+        // counted apart from the program's.
+        let mut tasks = vec![pacer.pid().to_string()];
+        let simulated_kernel = thread_named(pacer.pid(), TICKER_THREAD);
+        tasks.extend(simulated_kernel.clone());
+        let (plot, plot_xvfb) = self.tasks_cpu_with_xvfb(tasks, Duration::from_secs(30))?;
+        let plot_kernel = simulated_kernel.map(|_| plot[1]);
         let memory = memory(pacer.pid())?;
         pacer.alive()?;
 
@@ -355,7 +365,8 @@ impl Bench {
                 .any(|line| line.contains(SAMPLING_STARTED))
         });
         Ok(LiveAndHidden {
-            plot: plot[0],
+            plot: plot[0] - plot_kernel.unwrap_or(0.0),
+            plot_kernel,
             plot_xvfb,
             memory,
             hidden: hidden[0],
@@ -419,8 +430,17 @@ impl Bench {
 
     /// CPU of each process, and of the X server when found, over the same interval.
     fn cpu_with_xvfb(&self, pids: &[u32], period: Duration) -> Result<(Vec<f64>, Option<f64>)> {
-        let mut all = pids.to_vec();
-        all.extend(self.xvfb);
+        let tasks: Vec<String> = pids.iter().map(u32::to_string).collect();
+        self.tasks_cpu_with_xvfb(tasks, period)
+    }
+
+    /// Like [`Bench::cpu_with_xvfb`], for tasks as [`cpu_ticks`] names them.
+    fn tasks_cpu_with_xvfb(
+        &self,
+        mut all: Vec<String>,
+        period: Duration,
+    ) -> Result<(Vec<f64>, Option<f64>)> {
+        all.extend(self.xvfb.map(|pid| pid.to_string()));
         let mut cpu = cpu_percent(&all, period, self.tick)?;
         let xvfb = self.xvfb.and_then(|_| cpu.pop());
         Ok((cpu, xvfb))
@@ -467,7 +487,9 @@ impl StartTimes {
 }
 
 struct LiveAndHidden {
+    /// Without the simulated kernel's thread.
     plot: f64,
+    plot_kernel: Option<f64>,
     plot_xvfb: Option<f64>,
     memory: Memory,
     hidden: f64,
@@ -484,6 +506,17 @@ impl LiveAndHidden {
             "≤ 2 %",
             Verdict::of(self.plot <= 2.0),
         );
+        match self.plot_kernel {
+            Some(kernel) => report.row(
+                "  the simulated kernel besides",
+                format!("{kernel:.2} % of one core"),
+                "",
+                Verdict::Info,
+            ),
+            None => report.note(format!(
+                "no \"{TICKER_THREAD}\" thread found: the 10 Hz figure holds the simulated kernel's work too"
+            )),
+        }
         if let Some(xvfb) = self.plot_xvfb {
             report.row(
                 "  the X server meanwhile",
@@ -837,16 +870,16 @@ fn xdotool(args: &[&str]) -> Result<()> {
 }
 
 /// Average CPU of each process over `period`, in % of one core.
-fn cpu_percent(pids: &[u32], period: Duration, tick: f64) -> Result<Vec<f64>> {
-    let before = pids
+fn cpu_percent(tasks: &[String], period: Duration, tick: f64) -> Result<Vec<f64>> {
+    let before = tasks
         .iter()
-        .map(|pid| cpu_ticks(*pid))
+        .map(|task| cpu_ticks(task))
         .collect::<Result<Vec<_>>>()?;
     let start = Instant::now();
     thread::sleep(period);
-    let after = pids
+    let after = tasks
         .iter()
-        .map(|pid| cpu_ticks(*pid))
+        .map(|task| cpu_ticks(task))
         .collect::<Result<Vec<_>>>()?;
     let wall = start.elapsed().as_secs_f64();
     Ok(before
@@ -856,9 +889,22 @@ fn cpu_percent(pids: &[u32], period: Duration, tick: f64) -> Result<Vec<f64>> {
         .collect())
 }
 
-/// utime + stime of a process, all its threads together, in clock ticks.
-fn cpu_ticks(pid: u32) -> Result<u64> {
-    let path = format!("/proc/{pid}/stat");
+/// The `PID/task/TID` of the thread of process `pid` named `name`, if there is one.
+fn thread_named(pid: u32, name: &str) -> Option<String> {
+    fs::read_dir(format!("/proc/{pid}/task"))
+        .ok()?
+        .filter_map(|entry| entry.ok()?.file_name().into_string().ok())
+        .find(|tid| {
+            fs::read_to_string(format!("/proc/{pid}/task/{tid}/comm"))
+                .is_ok_and(|comm| comm.trim_end() == name)
+        })
+        .map(|tid| format!("{pid}/task/{tid}"))
+}
+
+/// utime + stime of a task under /proc (`PID`: a process, all its threads together;
+/// `PID/task/TID`: one thread), in clock ticks.
+fn cpu_ticks(task: &str) -> Result<u64> {
+    let path = format!("/proc/{task}/stat");
     let stat = fs::read_to_string(&path).with_context(|| format!("cannot read {path}"))?;
     // The command name in parentheses may hold spaces: the fields start after the last ')'.
     let fields: Vec<&str> = stat

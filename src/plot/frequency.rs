@@ -12,7 +12,7 @@ use pacer_core::i18n::{fill, gettext};
 use pacer_core::values::CoreType;
 use plotters::prelude::*;
 use plotters_cairo::CairoBackend;
-use relm4::gtk::cairo::{Context, Filter, Format, ImageSurface};
+use relm4::gtk::cairo::{Context, Format, ImageSurface};
 
 use super::canvas::{self, LegendEntry, FONT_FAMILY, FONT_SIZE};
 use super::error::PlotError;
@@ -63,11 +63,28 @@ struct LayerKey {
 
 /// The plot drawn in three layers: the axes and grid under the lines, the lines, and the
 /// limits and legend over them. Only the lines move from one sample to the next, so the
-/// other two are kept as images and drawn again only when their [`LayerKey`] changes: text
-/// and dashes cost most of a frame.
+/// other two are kept and drawn again only when their [`LayerKey`] changes: text and dashes
+/// cost most of a frame. Each frame starts as a copy of the pixels under the lines, has the
+/// lines written straight into it, and the layer over them composited only on the rows
+/// where it has anything; then it is painted once. (Three full-size composites a frame, and
+/// clearing the lines' own image, were most of the window's CPU at 10 Hz.)
 #[derive(Debug, Default)]
 pub struct FrequencyLayers {
-    kept: Option<(LayerKey, ImageSurface, ImageSurface, Area)>,
+    kept: Option<Layers>,
+}
+
+#[derive(Debug)]
+struct Layers {
+    key: LayerKey,
+    /// The axes and grid as ARGB32 pixels, `stride` bytes a row.
+    under: Vec<u8>,
+    over: ImageSurface,
+    /// The rows (device pixels, from and to) where `over` has anything.
+    over_rows: Vec<(i32, i32)>,
+    /// The size in device pixels.
+    size: (i32, i32),
+    stride: i32,
+    area: Area,
 }
 
 impl FrequencyLayers {
@@ -93,26 +110,81 @@ impl FrequencyLayers {
                     .filter(|&t| history.cpus().iter().any(|cpu| cpu.core_type == t))
                     .collect(),
             };
-            let kept = match self.kept.take() {
-                Some(kept) if kept.0 == key => kept,
-                _ => {
-                    let (under, area) = layer(&key, |cr| draw_mesh(cr, &key))?;
-                    let (over, _) = layer(&key, |cr| {
-                        draw_marks(cr, &area, marks, palette)?;
-                        draw_legend(cr, &area, history, palette)
-                    })?;
-                    (key, under, over, area)
-                }
+            let layers = match self.kept.take() {
+                Some(kept) if kept.key == key => kept,
+                _ => Layers::draw(key, history)?,
             };
-            let (_, under, over, area) = &kept;
-            let painted = paint(cr, under)
-                .and_then(|()| draw_lines(cr, area, history, palette))
-                // Over the lines, so that the limits and their labels stay readable.
-                .and_then(|()| paint(cr, over));
-            self.kept = Some(kept);
+            let painted = layers.frame(history).and_then(|frame| paint(cr, &frame));
+            self.kept = Some(layers);
             painted
         })
     }
+}
+
+impl Layers {
+    fn draw(key: LayerKey, history: &FrequencyHistory) -> Result<Layers, PlotError> {
+        let (mut under, area) = layer(&key, |cr| draw_mesh(cr, &key))?;
+        let (mut over, ()) = layer(&key, |cr| {
+            draw_marks(cr, &area, &key.marks, &key.palette)?;
+            draw_legend(cr, &area, history, &key.palette)
+        })?;
+        let size = (under.width(), under.height());
+        let stride = under.stride();
+        let under = under.data()?.to_vec();
+        let over_rows = rows_in_use(&over.data()?, stride, size.1);
+        Ok(Layers {
+            key,
+            under,
+            over,
+            over_rows,
+            size,
+            stride,
+            area,
+        })
+    }
+
+    /// This frame's picture: the lines over the axes, under the limits and legend.
+    fn frame(&self, history: &FrequencyHistory) -> Result<ImageSurface, PlotError> {
+        let mut pixels = self.under.clone();
+        let scale = self.key.scale;
+        draw_lines(&mut pixels, self, history, &self.key.palette);
+        let (width, height) = self.size;
+        let frame =
+            ImageSurface::create_for_data(pixels, Format::ARgb32, width, height, self.stride)?;
+        frame.set_device_scale(scale, scale);
+        if !self.over_rows.is_empty() {
+            let cr = Context::new(&frame)?;
+            for &(from, to) in &self.over_rows {
+                cr.rectangle(
+                    0.0,
+                    f64::from(from) / scale,
+                    f64::from(width) / scale,
+                    f64::from(to - from) / scale,
+                );
+            }
+            cr.clip();
+            cr.set_source_surface(&self.over, 0.0, 0.0)?;
+            cr.paint()?;
+        }
+        frame.flush();
+        Ok(frame)
+    }
+}
+
+/// The runs of rows of an ARGB32 image that hold a pixel that is not fully transparent.
+fn rows_in_use(pixels: &[u8], stride: i32, height: i32) -> Vec<(i32, i32)> {
+    let stride = usize::try_from(stride).unwrap_or(0).max(1);
+    let mut runs: Vec<(i32, i32)> = Vec::new();
+    for (row, bytes) in (0..height).zip(pixels.chunks(stride)) {
+        // Premultiplied: a transparent pixel is all zeros.
+        if bytes.iter().any(|&byte| byte != 0) {
+            match runs.last_mut() {
+                Some((_, to)) if *to == row => *to = row + 1,
+                _ => runs.push((row, row + 1)),
+            }
+        }
+    }
+    runs
 }
 
 /// The target's pixels per logical pixel (2 on HiDPI image targets; GTK's recording
@@ -338,58 +410,46 @@ fn draw_marks(
     Ok(())
 }
 
-/// Draws every CPU's line into an image of the plotting area, then paints the image: see
-/// `raster` for why the lines do not go through cairo's stroker.
-fn draw_lines(
-    cr: &Context,
-    area: &Area,
-    history: &FrequencyHistory,
-    palette: &Palette,
-) -> Result<(), PlotError> {
+/// Writes every CPU's line into the frame's `pixels`, within the plotting area: see `raster`
+/// for why the lines do not go through cairo's stroker.
+fn draw_lines(pixels: &mut [u8], layers: &Layers, history: &FrequencyHistory, palette: &Palette) {
     let Some(latest) = history.latest_time() else {
-        return Ok(());
+        return;
     };
-    let scale = device_scale(cr)?;
+    let (area, scale) = (&layers.area, layers.key.scale);
     // Columns in logical pixels, rows in device pixels: a line is as thick at any scale.
     let map = RasterMap {
         width: area.right - area.left,
         height: (area.bottom - area.top) * scale,
         top_ghz: area.top_ghz,
     };
-    let (width, height) = (
-        (map.width.ceil() as i32 + 1) * scale as i32,
-        map.height.ceil() as i32 + 1,
-    );
-    let mut image = ImageSurface::create(Format::ARgb32, width, height)?;
-    let stride = usize::try_from(image.stride()).unwrap_or_default();
-    {
-        let mut data = image.data()?;
-        let mut raster = ColumnRaster::new(&mut data, stride, width, height);
-        let half_width = DATA_LINE_WIDTH * scale / 2.0;
-        // A column of samples is one logical pixel wide, so as many image columns.
-        let columns = scale as i32;
-        // The fastest cores last, on top: they are the ones whose ramp matters most.
-        for core_type in TYPES_IN_ORDER.into_iter().rev() {
-            let color = palette.core(core_type);
-            for (index, cpu) in history.cpus().iter().enumerate() {
-                if cpu.core_type == core_type {
-                    trace_cpu(history, index, latest, &map, |x, low, high| {
-                        for x in x * columns..(x + 1) * columns {
-                            raster.span(x, low - half_width, high + half_width, color);
-                        }
-                    });
-                }
+    // The plotting area and the pixel beyond its right and bottom edges, in device pixels.
+    let (left, top) = ((area.left * scale) as i32, (area.top * scale) as i32);
+    let (frame_width, frame_height) = layers.size;
+    let width = ((map.width.ceil() as i32 + 1) * scale as i32).min(frame_width - left);
+    let height = (map.height.ceil() as i32 + 1).min(frame_height - top);
+    let stride = usize::try_from(layers.stride).unwrap_or(0);
+    let start = usize::try_from(top).unwrap_or(0) * stride + usize::try_from(left).unwrap_or(0) * 4;
+    let Some(plotting_area) = pixels.get_mut(start..) else {
+        return;
+    };
+    let mut raster = ColumnRaster::new(plotting_area, stride, width, height);
+    let half_width = DATA_LINE_WIDTH * scale / 2.0;
+    // A column of samples is one logical pixel wide, so as many image columns.
+    let columns = scale as i32;
+    // The fastest cores last, on top: they are the ones whose ramp matters most.
+    for core_type in TYPES_IN_ORDER.into_iter().rev() {
+        let color = palette.core(core_type);
+        for (index, cpu) in history.cpus().iter().enumerate() {
+            if cpu.core_type == core_type {
+                trace_cpu(history, index, latest, &map, |x, low, high| {
+                    for x in x * columns..(x + 1) * columns {
+                        raster.span(x, low - half_width, high + half_width, color);
+                    }
+                });
             }
         }
     }
-    image.set_device_scale(scale, scale);
-    cr.save()?;
-    area.clip(cr);
-    cr.set_source_surface(&image, area.left, area.top)?;
-    cr.source().set_filter(Filter::Nearest);
-    cr.paint()?;
-    cr.restore()?;
-    Ok(())
 }
 
 /// One entry per core type that the history follows, right-aligned above the plotting area.

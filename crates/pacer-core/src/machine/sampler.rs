@@ -22,7 +22,6 @@ pub struct FrequencySampler {
     policies: Vec<Option<OwnedFd>>,
     /// For each CPU, in the order given, the index of its policy in `policies`.
     cpu_policy: Vec<Option<usize>>,
-    buffer: Vec<u8>,
 }
 
 impl FrequencySampler {
@@ -53,7 +52,6 @@ impl FrequencySampler {
         FrequencySampler {
             policies,
             cpu_policy,
-            buffer: Vec::with_capacity(32),
         }
     }
 
@@ -73,9 +71,11 @@ impl FrequencySampler {
         let dir = self.policies.get(index)?.as_ref()?;
         let flags = OFlags::RDONLY | OFlags::CLOEXEC;
         let fd = rustix::fs::openat(dir, "scaling_cur_freq", flags, Mode::empty()).ok()?;
-        self.buffer.clear();
-        File::from(fd).take(32).read_to_end(&mut self.buffer).ok()?;
-        std::str::from_utf8(&self.buffer).ok()?.trim().parse().ok()
+        // One read: sysfs hands out the whole value at once (a kHz figure and a newline),
+        // and so does a simulated machine's file, shorter than the buffer.
+        let mut buffer = [0u8; 32];
+        let read = File::from(fd).read(&mut buffer).ok()?;
+        std::str::from_utf8(buffer.get(..read)?).ok()?.trim().parse().ok()
     }
 }
 

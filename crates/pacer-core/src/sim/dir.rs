@@ -315,6 +315,9 @@ struct TickerControl {
     period_us: AtomicU64,
 }
 
+/// The name of the thread that moves a simulated machine's frequencies.
+pub const TICKER_THREAD: &str = "sim-kernel";
+
 impl Ticker {
     /// Updates the frequencies every `period`, from a load pattern replayed from `seed`.
     pub fn start(dir: SimDir, seed: u64, period: Duration) -> Ticker {
@@ -324,44 +327,49 @@ impl Ticker {
             period_us: AtomicU64::new(duration_us(period)),
         });
         let shared = Arc::clone(&control);
-        let thread = std::thread::spawn(move || {
-            let mut state_seen: Option<SystemTime> = None;
-            let mut machine: Option<SimMachine> = None;
-            let mut dynamics: Option<Dynamics> = None;
-            let mut written: Vec<Option<u32>> = Vec::new();
-            while !shared.stop.load(Ordering::Relaxed) {
-                if shared.paused.load(Ordering::Relaxed) {
-                    // Woken by `resume` or `drop`.
-                    std::thread::park();
-                    continue;
-                }
-                let period = Duration::from_micros(shared.period_us.load(Ordering::Relaxed));
-                // Reload only when a write changed the state.
-                let modified = fs::metadata(dir.root().join(STATE_FILE))
-                    .and_then(|m| m.modified())
-                    .ok();
-                if modified != state_seen || machine.is_none() {
-                    if let Ok(fresh) = dir.machine() {
-                        if dynamics.is_none() {
-                            dynamics = Some(Dynamics::new(&fresh, seed));
-                        }
-                        machine = Some(fresh);
-                        state_seen = modified;
-                        // A write may have laid the files out anew.
-                        written.clear();
+        // Named, so that a reader of /proc can tell the simulated kernel's work from the
+        // program's own (the window bench does).
+        let spawned = std::thread::Builder::new()
+            .name(TICKER_THREAD.to_owned())
+            .spawn(move || {
+                let mut state_seen: Option<SystemTime> = None;
+                let mut machine: Option<SimMachine> = None;
+                let mut dynamics: Option<Dynamics> = None;
+                let mut written: Vec<Option<u32>> = Vec::new();
+                while !shared.stop.load(Ordering::Relaxed) {
+                    if shared.paused.load(Ordering::Relaxed) {
+                        // Woken by `resume` or `drop`.
+                        std::thread::park();
+                        continue;
                     }
+                    let period = Duration::from_micros(shared.period_us.load(Ordering::Relaxed));
+                    // Reload only when a write changed the state.
+                    let modified = fs::metadata(dir.root().join(STATE_FILE))
+                        .and_then(|m| m.modified())
+                        .ok();
+                    if modified != state_seen || machine.is_none() {
+                        if let Ok(fresh) = dir.machine() {
+                            if dynamics.is_none() {
+                                dynamics = Some(Dynamics::new(&fresh, seed));
+                            }
+                            machine = Some(fresh);
+                            state_seen = modified;
+                            // A write may have laid the files out anew.
+                            written.clear();
+                        }
+                    }
+                    if let (Some(machine), Some(dynamics)) = (&machine, &mut dynamics) {
+                        let frequencies = dynamics.step(machine, period.as_secs_f64() * 1000.0);
+                        // A failed write (the directory going away) is retried next period.
+                        let _ = write_frequencies(dir.root(), machine, &frequencies, &mut written);
+                    }
+                    std::thread::park_timeout(period);
                 }
-                if let (Some(machine), Some(dynamics)) = (&machine, &mut dynamics) {
-                    let frequencies = dynamics.step(machine, period.as_secs_f64() * 1000.0);
-                    // A failed write (the directory going away) is retried next period.
-                    let _ = write_frequencies(dir.root(), machine, &frequencies, &mut written);
-                }
-                std::thread::park_timeout(period);
-            }
-        });
+            });
         Ticker {
             control,
-            thread: Some(thread),
+            // Where no thread can be started, the frequencies stand still.
+            thread: spawned.ok(),
         }
     }
 

@@ -17,7 +17,7 @@ mod tree;
 
 use serde::{Deserialize, Serialize};
 
-pub use dir::{MachineRoot, SimDir, SimError, Ticker};
+pub use dir::{MachineRoot, SimDir, SimError, Ticker, TICKER_THREAD};
 pub use dynamics::{Dynamics, Ramp};
 pub use models::{model, Model, MODELS};
 pub use rules::WriteError;
