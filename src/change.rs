@@ -153,17 +153,17 @@ pub async fn apply(
     // Bounded like every call to the helper: polkit may ask for a password first.
     match change {
         Change::Governor { policies, governor } => {
-            call(helper.set_governor(&or_all(policies), governor.as_str())).await?;
+            call(helper.set_governor(&or_all(policies), governor)).await?;
         }
         Change::Epp { policies, epp } => {
-            call(helper.set_epp(&or_all(policies), &epp.to_string())).await?;
+            call(helper.set_epp(&or_all(policies), epp)).await?;
         }
         Change::Boost { policies, enabled } => {
             call(helper.set_boost(&or_all(policies), *enabled)).await?;
         }
         Change::Eas(enabled) => drop(call(helper.set_eas(*enabled)).await?),
         Change::DriverMode(mode) => {
-            call(helper.set_driver_mode(&mode.to_string())).await?;
+            call(helper.set_driver_mode(mode)).await?;
         }
         Change::Profile(_) => {}
     }

@@ -214,6 +214,10 @@ impl SimpleComponent for OverviewPage {
 
                 gtk::Frame {
                     add_css_class: "view",
+                    // A frame clips its child to its rounded corners, and a rounded clip makes
+                    // every frame of the plot composite through a mask (a third of the
+                    // window's drawing at 10 Hz). The plot leaves its corners empty anyway.
+                    set_overflow: gtk::Overflow::Visible,
                     #[local_ref]
                     plot_widget -> gtk::DrawingArea {},
                 },

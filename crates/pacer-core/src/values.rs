@@ -198,6 +198,21 @@ impl fmt::Display for DriverMode {
     }
 }
 
+/// Why a text is not a driver mode.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0:?} is not a driver mode (active, passive or guided)")]
+pub struct DriverModeError(pub String);
+
+impl FromStr for DriverMode {
+    type Err = DriverModeError;
+    fn from_str(text: &str) -> Result<Self, DriverModeError> {
+        match text.parse::<DriverStatus>() {
+            Ok(DriverStatus::Mode(mode)) => Ok(mode),
+            _ => Err(DriverModeError(text.to_owned())),
+        }
+    }
+}
+
 /// What `intel_pstate/status` or `amd_pstate/status` says.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DriverStatus {
@@ -313,6 +328,18 @@ impl FromStr for EasSysctl {
         }
     }
 }
+
+/// Governors, EPP values and driver modes cross D-Bus as the names the kernel prints (they
+/// serialise as those names): a client's call carries the typed value, and the helper
+/// parses and checks the text it receives like any other input.
+macro_rules! travels_as_text {
+    ($($value:ty),*) => {$(
+        impl zbus::zvariant::Type for $value {
+            const SIGNATURE: &'static zbus::zvariant::Signature = &zbus::zvariant::Signature::Str;
+        }
+    )*};
+}
+travels_as_text!(Governor, Epp, DriverMode);
 
 #[cfg(test)]
 mod tests {

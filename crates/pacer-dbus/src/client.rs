@@ -201,10 +201,10 @@ pub async fn apply_setting(
     };
     let all = |policies: &[(u32, bool)]| policies.iter().map(|&(id, _)| id).collect::<Vec<_>>();
     if let Some(mode) = setting.mode {
-        call(helper.set_driver_mode(&mode.to_string())).await?;
+        call(helper.set_driver_mode(&mode)).await?;
     }
     if let Some(governor) = &setting.governor {
-        call(helper.set_governor(&all(&active()?), governor.as_str())).await?;
+        call(helper.set_governor(&all(&active()?), governor)).await?;
     }
     if let Some(epp) = setting.epp {
         let with_epp: Vec<u32> = active()?
@@ -212,7 +212,7 @@ pub async fn apply_setting(
             .filter(|&(_, has_epp)| has_epp)
             .map(|(id, _)| id)
             .collect();
-        call(helper.set_epp(&with_epp, &epp.to_string())).await?;
+        call(helper.set_epp(&with_epp, &epp)).await?;
     }
     if let Some(enabled) = setting.eas {
         call(helper.set_eas(enabled)).await?;

@@ -8,6 +8,8 @@ mod problem;
 
 pub use problem::{echo, ErrorKind, Problem, ECHO_LIMIT};
 
+use pacer_core::values::{DriverMode, Epp, Governor};
+
 /// The helper's well-known name on the system bus, and its interface.
 pub const BUS_NAME: &str = "io.github.pacerapp.Pacer.Helper1";
 pub const INTERFACE: &str = "io.github.pacerapp.Pacer.Helper1";
@@ -115,12 +117,13 @@ pub type PolicyValue = (u32, String);
 pub trait Helper1 {
     /// Sets the governor of `policies`; returns each policy's governor read back.
     #[zbus(allow_interactive_auth)]
-    fn set_governor(&self, policies: &[u32], governor: &str) -> zbus::Result<Vec<PolicyValue>>;
+    fn set_governor(&self, policies: &[u32], governor: &Governor)
+        -> zbus::Result<Vec<PolicyValue>>;
 
     /// Sets the EPP of `policies` (a name, or a number 0–255 where the driver takes one);
     /// returns each policy's EPP read back.
     #[zbus(allow_interactive_auth)]
-    fn set_epp(&self, policies: &[u32], epp: &str) -> zbus::Result<Vec<PolicyValue>>;
+    fn set_epp(&self, policies: &[u32], epp: &Epp) -> zbus::Result<Vec<PolicyValue>>;
 
     /// Allows or forbids turbo/boost on `policies`: the machine-wide switch when they are
     /// all of them (`intel_pstate/no_turbo`, `cpufreq/boost`), else each policy's `boost`;
@@ -134,7 +137,7 @@ pub trait Helper1 {
 
     /// Switches the driver's mode (`active`, `passive`, `guided`); returns the mode read back.
     #[zbus(allow_interactive_auth)]
-    fn set_driver_mode(&self, mode: &str) -> zbus::Result<String>;
+    fn set_driver_mode(&self, mode: &DriverMode) -> zbus::Result<String>;
 
     /// Writes the EPP the active power profile implies to every policy; returns each
     /// policy's EPP read back.

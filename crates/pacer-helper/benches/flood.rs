@@ -7,6 +7,7 @@
 
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
+use pacer_core::values::Governor;
 use std::fs;
 use std::time::{Duration, Instant};
 
@@ -93,11 +94,11 @@ fn main() {
             snapshots.push(start.elapsed());
             let start = Instant::now();
             let governor = if changes.len() % 2 == 0 {
-                "performance"
+                Governor::performance()
             } else {
-                "powersave"
+                Governor::powersave()
             };
-            other.set_governor(&[3], governor).await.unwrap();
+            other.set_governor(&[3], &governor).await.unwrap();
             changes.push(start.elapsed());
             let now = footprint(pid);
             peak = (peak.0.max(now.0), peak.1.max(now.1), peak.2.max(now.2));

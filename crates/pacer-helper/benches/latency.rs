@@ -5,6 +5,7 @@
 
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
+use pacer_core::values::Governor;
 use std::time::{Duration, Instant};
 
 use pacer_dbus::{actions, Helper1Proxy};
@@ -45,12 +46,12 @@ fn main() {
         let mut set = Vec::with_capacity(CALLS);
         for call in 0..CALLS {
             let governor = if call % 2 == 0 {
-                "performance"
+                Governor::performance()
             } else {
-                "powersave"
+                Governor::powersave()
             };
             let start = Instant::now();
-            helper.set_governor(&[3], governor).await.unwrap();
+            helper.set_governor(&[3], &governor).await.unwrap();
             set.push(start.elapsed());
         }
         summary("SetGovernor (polkit check, write, read back, signal)", set);

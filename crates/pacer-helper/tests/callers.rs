@@ -10,6 +10,7 @@ use std::fs;
 use std::time::{Duration, Instant};
 
 use common::*;
+use pacer_core::values::{DriverMode, Epp, Governor};
 use pacer_dbus::{actions, ErrorKind, Problem};
 use pacer_testrig::{Service, SystemBus};
 
@@ -99,7 +100,10 @@ async fn a_forged_departure_restores_nothing_and_a_real_one_does() {
     let (caller, helper) = connect(&rig.bus).await;
     let caller_name = caller.unique_name().unwrap().to_string();
     helper.save_settings().await.unwrap();
-    helper.set_governor(&[0, 1], "performance").await.unwrap();
+    helper
+        .set_governor(&[0, 1], &typed::<Governor>("performance"))
+        .await
+        .unwrap();
     let changed = rig.tree_contents();
 
     // Another peer tells the helper, in the bus's own words, that the caller left.
@@ -143,7 +147,10 @@ async fn only_the_caller_that_saved_settings_restores_them() {
         id,
         "one entry a caller"
     );
-    owner.set_governor(&[0], "performance").await.unwrap();
+    owner
+        .set_governor(&[0], &typed::<Governor>("performance"))
+        .await
+        .unwrap();
     let (kind, problem, _) = refusal(other.restore_settings(id).await);
     assert_eq!(
         (kind, problem),
@@ -299,8 +306,11 @@ async fn sigterm_restores_before_exiting() {
     let before = rig.tree_contents();
     let (_connection, helper) = connect(&rig.bus).await;
     helper.save_settings().await.unwrap();
-    helper.set_driver_mode("passive").await.unwrap();
-    helper.set_governor(&[0, 1], "performance").await.unwrap();
+    helper.set_driver_mode(&DriverMode::Passive).await.unwrap();
+    helper
+        .set_governor(&[0, 1], &typed::<Governor>("performance"))
+        .await
+        .unwrap();
     assert_ne!(rig.tree_contents(), before);
     rig.helper.as_mut().unwrap().stop();
     assert_eq!(rig.tree_contents(), before, "restored as it stopped");
@@ -325,7 +335,7 @@ async fn snapshot_answers_from_a_reading_no_older_than_a_second() {
     let later: serde_json::Value = serde_json::from_str(&helper.snapshot().await.unwrap()).unwrap();
     assert_eq!(later["policies"][2]["epp"], "power");
     // and the helper's own change is seen at once.
-    helper.set_epp(&[3], "power").await.unwrap();
+    helper.set_epp(&[3], &typed::<Epp>("power")).await.unwrap();
     let now: serde_json::Value = serde_json::from_str(&helper.snapshot().await.unwrap()).unwrap();
     assert_eq!(now["policies"][3]["epp"], "power");
 }
@@ -388,7 +398,7 @@ async fn polkit_hears_what_would_change_and_may_ask_only_when_the_caller_can_wai
     let (connection, helper) = connect(&rig.bus).await;
     // The proxy marks its calls as able to wait for a password.
     helper
-        .set_governor(&[0, 1, 2, 3, 8], "performance")
+        .set_governor(&[0, 1, 2, 3, 8], &typed::<Governor>("performance"))
         .await
         .unwrap();
     // A plain call does not.
@@ -402,7 +412,7 @@ async fn polkit_hears_what_would_change_and_may_ask_only_when_the_caller_can_wai
         )
         .await
         .unwrap();
-    helper.set_driver_mode("passive").await.unwrap();
+    helper.set_driver_mode(&DriverMode::Passive).await.unwrap();
     let calls = polkit_calls(&connection).await;
     let expect = |setting: &str, value: &str, policies: &str| {
         [

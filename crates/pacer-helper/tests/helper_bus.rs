@@ -7,18 +7,22 @@ use std::fs;
 use std::time::Duration;
 
 use futures_util::StreamExt;
-use pacer_dbus::{actions, ErrorKind, Helper1Proxy, HelperError, Problem};
+use pacer_dbus::{actions, ErrorKind, Helper1Proxy, HelperError, PolicyValue, Problem};
 
 mod common;
 
 use common::*;
+use pacer_core::values::{DriverMode, Epp, Governor};
 
 #[tokio::test]
 async fn an_allowed_call_writes_reads_back_and_signals() {
     let rig = Rig::start("intel-hybrid");
     let helper = rig.proxy().await;
     let mut changes = helper.receive_changed().await.unwrap();
-    let back = helper.set_governor(&[0, 1], "performance").await.unwrap();
+    let back = helper
+        .set_governor(&[0, 1], &typed::<Governor>("performance"))
+        .await
+        .unwrap();
     assert_eq!(
         back,
         [(0, "performance".to_owned()), (1, "performance".to_owned())]
@@ -36,7 +40,7 @@ async fn an_allowed_call_writes_reads_back_and_signals() {
     let args = signal.args().unwrap();
     assert_eq!((args.what(), args.policies()), (&"governor", &vec![0, 1]));
 
-    let back = helper.set_epp(&[5], "power").await.unwrap();
+    let back = helper.set_epp(&[5], &typed::<Epp>("power")).await.unwrap();
     assert_eq!(back, [(5, "power".to_owned())]);
     assert!(
         helper
@@ -61,14 +65,18 @@ async fn a_denied_call_changes_nothing() {
     rig.bus.set_allowed(&[]);
     let before = rig.tree_contents();
     for failure in [
-        error(helper.set_governor(&[0], "performance").await),
-        error(helper.set_epp(&[0], "power").await),
+        error(
+            helper
+                .set_governor(&[0], &typed::<Governor>("performance"))
+                .await,
+        ),
+        error(helper.set_epp(&[0], &typed::<Epp>("power")).await),
         error(
             helper
                 .set_boost(&(0..12).collect::<Vec<u32>>(), false)
                 .await,
         ),
-        error(helper.set_driver_mode("passive").await),
+        error(helper.set_driver_mode(&DriverMode::Passive).await),
         error(helper.save_settings().await),
     ] {
         assert_eq!(
@@ -80,9 +88,12 @@ async fn a_denied_call_changes_nothing() {
     assert_eq!(rig.tree_contents(), before, "byte for byte unchanged");
     // Each action is checked on its own: allowing one does not allow the others.
     rig.bus.set_allowed(&[actions::SET_CPU_POWER]);
-    helper.set_governor(&[0], "performance").await.unwrap();
+    helper
+        .set_governor(&[0], &typed::<Governor>("performance"))
+        .await
+        .unwrap();
     assert_eq!(
-        refusal(helper.set_driver_mode("passive").await).1,
+        refusal(helper.set_driver_mode(&DriverMode::Passive).await).1,
         Problem::NotAuthorized {
             action: actions::SET_DRIVER_MODE.to_owned()
         }
@@ -97,39 +108,65 @@ async fn bad_input_of_every_kind_is_named_and_changes_nothing() {
     let huge: Vec<u32> = (0..9000).collect();
     let cases: Vec<(HelperError, &str)> = vec![
         (
-            error(helper.set_governor(&[99], "powersave").await),
+            error(
+                helper
+                    .set_governor(&[99], &typed::<Governor>("powersave"))
+                    .await,
+            ),
             "there is no policy 99",
         ),
         (
-            error(helper.set_governor(&[0], "schedutil").await),
+            error(
+                helper
+                    .set_governor(&[0], &typed::<Governor>("schedutil"))
+                    .await,
+            ),
             "does not offer the schedutil governor",
         ),
         (
-            error(helper.set_governor(&[0], "../../../../etc/passwd").await),
+            error(
+                raw_call::<Vec<PolicyValue>>(
+                    &helper,
+                    "SetGovernor",
+                    &(&[0u32][..], "../../../../etc/passwd"),
+                )
+                .await,
+            ),
             "is not a governor name",
         ),
         (
-            error(helper.set_governor(&[], "powersave").await),
+            error(
+                helper
+                    .set_governor(&[], &typed::<Governor>("powersave"))
+                    .await,
+            ),
             "no policies given",
         ),
         (
-            error(helper.set_governor(&huge, "powersave").await),
+            error(
+                helper
+                    .set_governor(&huge, &typed::<Governor>("powersave"))
+                    .await,
+            ),
             "more than any machine has",
         ),
         (
-            error(helper.set_epp(&[0], "256").await),
+            error(raw_call::<Vec<PolicyValue>>(&helper, "SetEpp", &(&[0u32][..], "256")).await),
             "is not an energy-performance preference",
         ),
         (
-            error(helper.set_epp(&[0], "turbo").await),
+            error(raw_call::<Vec<PolicyValue>>(&helper, "SetEpp", &(&[0u32][..], "turbo")).await),
             "is not an energy-performance preference",
         ),
         (
-            error(helper.set_epp(&[0], "/sys/kernel").await),
+            error(
+                raw_call::<Vec<PolicyValue>>(&helper, "SetEpp", &(&[0u32][..], "/sys/kernel"))
+                    .await,
+            ),
             "is not an energy-performance preference",
         ),
         (
-            error(helper.set_driver_mode("sideways").await),
+            error(raw_call::<String>(&helper, "SetDriverMode", &("sideways",)).await),
             "is not a mode of this driver",
         ),
         (
@@ -182,9 +219,19 @@ async fn the_seed_sequence_surfaces_busy_in_words() {
     let rig = Rig::start("intel-hybrid");
     let helper = rig.proxy().await;
     let all: Vec<u32> = (0..16).collect();
-    helper.set_governor(&all, "performance").await.unwrap();
-    helper.set_epp(&all, "performance").await.unwrap();
-    let (kind, problem, message) = refusal(helper.set_epp(&[3], "balance_performance").await);
+    helper
+        .set_governor(&all, &typed::<Governor>("performance"))
+        .await
+        .unwrap();
+    helper
+        .set_epp(&all, &typed::<Epp>("performance"))
+        .await
+        .unwrap();
+    let (kind, problem, message) = refusal(
+        helper
+            .set_epp(&[3], &typed::<Epp>("balance_performance"))
+            .await,
+    );
     assert_eq!(kind, ErrorKind::Busy);
     assert_eq!(
         problem,
@@ -200,7 +247,10 @@ async fn the_seed_sequence_surfaces_busy_in_words() {
         message.contains("set the governor to powersave first"),
         "{message}"
     );
-    helper.set_governor(&all, "powersave").await.unwrap();
+    helper
+        .set_governor(&all, &typed::<Governor>("powersave"))
+        .await
+        .unwrap();
     assert_eq!(
         rig.read(3, "energy_performance_preference"),
         "balance_performance"
@@ -211,7 +261,10 @@ async fn the_seed_sequence_surfaces_busy_in_words() {
 async fn driver_mode_and_eas_through_the_helper() {
     let rig = Rig::start("intel-hybrid-nosmt");
     let helper = rig.proxy().await;
-    assert_eq!(helper.set_driver_mode("passive").await.unwrap(), "passive");
+    assert_eq!(
+        helper.set_driver_mode(&DriverMode::Passive).await.unwrap(),
+        "passive"
+    );
     assert_eq!(rig.read(0, "scaling_driver"), "intel_cpufreq");
     assert_eq!(helper.set_eas(false).await.unwrap(), "0");
     assert_eq!(helper.set_eas(true).await.unwrap(), "1");
@@ -288,23 +341,26 @@ async fn twenty_clients_fifty_calls_each() {
                 let pick = (call * 7 + client) % 5;
                 let result = match pick {
                     0 => helper
-                        .set_governor(&[client], "performance")
+                        .set_governor(&[client], &typed::<Governor>("performance"))
                         .await
                         .map(|_| ("governor", "performance")),
                     1 => helper
-                        .set_governor(&[client], "powersave")
+                        .set_governor(&[client], &typed::<Governor>("powersave"))
                         .await
                         .map(|_| ("governor", "powersave")),
                     2 => helper
-                        .set_epp(&[client], "power")
+                        .set_epp(&[client], &typed::<Epp>("power"))
                         .await
                         .map(|_| ("epp", "power")),
-                    3 => helper
-                        .set_epp(&[client], "nonsense")
-                        .await
-                        .map(|_| ("epp", "nonsense")),
+                    3 => raw_call::<Vec<PolicyValue>>(
+                        &helper,
+                        "SetEpp",
+                        &(&[client][..], "nonsense"),
+                    )
+                    .await
+                    .map(|_| ("epp", "nonsense")),
                     _ => helper
-                        .set_epp(&[client], "balance_power")
+                        .set_epp(&[client], &typed::<Epp>("balance_power"))
                         .await
                         .map(|_| ("epp", "balance_power")),
                 };
@@ -359,12 +415,12 @@ async fn a_crash_mid_change_is_undone_on_the_next_start() {
         .path()
         .join(format!("settings-{id}.json"))
         .exists());
-    helper.set_driver_mode("passive").await.unwrap();
+    helper.set_driver_mode(&DriverMode::Passive).await.unwrap();
     helper
-        .set_governor(&[0, 1, 2], "performance")
+        .set_governor(&[0, 1, 2], &typed::<Governor>("performance"))
         .await
         .unwrap();
-    helper.set_epp(&[5], "power").await.unwrap();
+    helper.set_epp(&[5], &typed::<Epp>("power")).await.unwrap();
 
     // SIGKILL: no chance to clean up.
     let pid = rig.helper.as_ref().unwrap().pid().unwrap();
@@ -399,7 +455,10 @@ async fn a_caller_that_leaves_gets_its_settings_back() {
     {
         let helper = rig.proxy().await;
         helper.save_settings().await.unwrap();
-        helper.set_governor(&[0, 1], "performance").await.unwrap();
+        helper
+            .set_governor(&[0, 1], &typed::<Governor>("performance"))
+            .await
+            .unwrap();
         assert_eq!(rig.read(0, "energy_performance_preference"), "performance");
     }
     // The connection is gone with the proxy; the helper restores within moments.
@@ -427,12 +486,20 @@ async fn idle_exit_and_activation() {
         .unwrap();
     let helper = Helper1Proxy::new(&connection).await.unwrap();
     assert_eq!(
-        helper.set_governor(&[4], "performance").await.unwrap()[0].1,
+        helper
+            .set_governor(&[4], &typed::<Governor>("performance"))
+            .await
+            .unwrap()[0]
+            .1,
         "performance"
     );
     bus.wait_for_name_gone(pacer_dbus::BUS_NAME, Duration::from_secs(5));
     assert_eq!(
-        helper.set_governor(&[4], "schedutil").await.unwrap()[0].1,
+        helper
+            .set_governor(&[4], &typed::<Governor>("schedutil"))
+            .await
+            .unwrap()[0]
+            .1,
         "schedutil"
     );
 }

@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
+use pacer_core::values::{DriverMode, Epp, Governor};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -89,15 +90,15 @@ pub enum SimulateAction {
 #[derive(Debug, Subcommand)]
 pub enum Setting {
     /// The cpufreq governor (only the ones the kernel offers)
-    Governor { value: String },
+    Governor { value: Governor },
     /// The energy-performance preference: a name, or 0-255 where the driver takes numbers
-    Epp { value: String },
+    Epp { value: Epp },
     /// Turbo/boost: on or off
     Boost { value: OnOff },
     /// Energy Aware Scheduling: on or off
     Eas { value: OnOff },
     /// The driver's mode: active, passive or guided
-    Mode { value: String },
+    Mode { value: DriverMode },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

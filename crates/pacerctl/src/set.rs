@@ -6,7 +6,7 @@ use pacer_core::i18n::{fill, gettext};
 use pacer_core::machine::Snapshot;
 use pacer_core::profile::client;
 use pacer_core::status::Status;
-use pacer_core::values::CoreType;
+use pacer_core::values::{CoreType, DriverMode, Governor};
 use pacer_core::{CpuSet, SysRoot};
 use pacer_dbus::client::{self as helper_client, call, Bus};
 use pacer_dbus::{Helper1Proxy, PolicyValue};
@@ -188,14 +188,14 @@ pub async fn fix(root: &SysRoot, dry_run: bool, session: bool) -> anyhow::Result
                 let helper = connect(&mut connected, session).await?;
                 print_values(
                     &gettext("the governor"),
-                    &call(helper.set_governor(policies, governor.as_str())).await?,
+                    &call(helper.set_governor(policies, governor)).await?,
                 );
             }
             FixAction::SetEpp { epp, policies } => {
                 let helper = connect(&mut connected, session).await?;
                 print_values(
                     &gettext("the EPP"),
-                    &call(helper.set_epp(policies, &epp.to_string())).await?,
+                    &call(helper.set_epp(policies, epp)).await?,
                 );
             }
             FixAction::EnableTurbo => {
@@ -216,11 +216,11 @@ pub async fn fix(root: &SysRoot, dry_run: bool, session: bool) -> anyhow::Result
             } => {
                 let helper = connect(&mut connected, session).await?;
                 if *passive_mode {
-                    call(helper.set_driver_mode("passive")).await?;
+                    call(helper.set_driver_mode(&DriverMode::Passive)).await?;
                 }
                 print_values(
                     &gettext("the governor"),
-                    &call(helper.set_governor(policies, "schedutil")).await?,
+                    &call(helper.set_governor(policies, &Governor::schedutil())).await?,
                 );
             }
             FixAction::EnableEas => {

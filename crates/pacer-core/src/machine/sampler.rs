@@ -75,7 +75,11 @@ impl FrequencySampler {
         // and so does a simulated machine's file, shorter than the buffer.
         let mut buffer = [0u8; 32];
         let read = File::from(fd).read(&mut buffer).ok()?;
-        std::str::from_utf8(buffer.get(..read)?).ok()?.trim().parse().ok()
+        std::str::from_utf8(buffer.get(..read)?)
+            .ok()?
+            .trim()
+            .parse()
+            .ok()
     }
 }
 

@@ -126,3 +126,24 @@ pub fn activatable_bus(root: &Path, state: &Path) -> SystemBus {
         vec![pacer_dbus::BUS_NAME.to_owned()]
     })
 }
+
+/// A governor, EPP or driver mode by name, as clients send it.
+pub fn typed<T: std::str::FromStr>(name: &str) -> T
+where
+    T::Err: std::fmt::Debug,
+{
+    name.parse().unwrap()
+}
+
+/// A call with a value no client's proxy can send (the proxy takes typed values): text as
+/// anyone on the bus may send it, which the helper must refuse itself.
+pub async fn raw_call<R>(
+    helper: &Helper1Proxy<'_>,
+    method: &str,
+    body: &(impl serde::Serialize + zbus::zvariant::Type),
+) -> zbus::Result<R>
+where
+    R: for<'d> zbus::zvariant::DynamicDeserialize<'d>,
+{
+    helper.inner().call(method, body).await
+}
