@@ -15,6 +15,37 @@ pub const BUS_NAME: &str = "io.github.pacerapp.Pacer.Helper1";
 pub const INTERFACE: &str = "io.github.pacerapp.Pacer.Helper1";
 pub const OBJECT_PATH: &str = "/io/github/pacerapp/Pacer/Helper1";
 
+/// What a request of the helper's is about, by one name: polkit is told it as the details'
+/// `setting`, for rules and for its messages, and the `Changed` signal announces it as `what`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Topic {
+    Governor,
+    Epp,
+    Boost,
+    Eas,
+    Mode,
+    /// Settings saved for later, or given back.
+    SavedSettings,
+    /// Settings given back after their caller left, or at the next start after a crash.
+    Restore,
+    Measurement,
+}
+
+impl Topic {
+    pub const fn name(self) -> &'static str {
+        match self {
+            Topic::Governor => "governor",
+            Topic::Epp => "epp",
+            Topic::Boost => "boost",
+            Topic::Eas => "eas",
+            Topic::Mode => "mode",
+            Topic::SavedSettings => "saved settings",
+            Topic::Restore => "restore",
+            Topic::Measurement => "measurement",
+        }
+    }
+}
+
 /// polkit actions, one per kind of change.
 pub mod actions {
     /// Governor, EPP and boost: allowed for active local sessions.

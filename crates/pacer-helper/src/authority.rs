@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use pacer_core::CpuSet;
-use pacer_dbus::Problem;
+use pacer_dbus::{Problem, Topic};
 use zbus::message::{Flags, Header};
 use zbus_polkit::policykit1::{AuthorityProxy, CheckAuthorizationFlags, Subject};
 
@@ -78,13 +78,13 @@ pub enum Policies<'a> {
     These(&'a [u32]),
 }
 
-pub fn details(setting: &str, value: impl ToString, policies: Policies<'_>) -> Details {
+pub fn details(setting: Topic, value: impl ToString, policies: Policies<'_>) -> Details {
     let policies = match policies {
         Policies::All => "all".to_owned(),
         Policies::These(ids) => ids.iter().copied().collect::<CpuSet>().to_string(),
     };
     [
-        ("setting", setting.to_owned()),
+        ("setting", setting.name().to_owned()),
         ("value", value.to_string()),
         ("policies", policies),
     ]
@@ -96,7 +96,7 @@ pub struct Change {
     pub action: &'static str,
     pub details: Details,
     /// The signal's `what`, and the policies it names (none: machine-wide).
-    pub announce: (&'static str, Vec<u32>),
+    pub announce: (Topic, Vec<u32>),
 }
 
 impl Change {
@@ -104,7 +104,7 @@ impl Change {
     /// under the same name.
     pub fn new(
         action: &'static str,
-        setting: &'static str,
+        setting: Topic,
         value: impl ToString,
         ids: Option<&[u32]>,
     ) -> Change {
@@ -117,5 +117,28 @@ impl Change {
             details: details(setting, value, policies),
             announce: (setting, ids.map(<[u32]>::to_vec).unwrap_or_default()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn polkit_and_the_changed_signal_name_a_change_alike() {
+        let change = Change::new(
+            pacer_dbus::actions::SET_CPU_POWER,
+            Topic::Boost,
+            "on",
+            Some(&[0, 1]),
+        );
+        let setting = change
+            .details
+            .iter()
+            .find(|(key, _)| *key == "setting")
+            .map(|(_, value)| value.as_str());
+        assert_eq!(setting, Some("boost"));
+        assert_eq!(change.announce, (Topic::Boost, vec![0, 1]));
+        assert_eq!(change.announce.0.name(), "boost");
     }
 }

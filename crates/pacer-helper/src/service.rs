@@ -14,7 +14,7 @@ use pacer_core::machine::Snapshot;
 use pacer_core::profile::expectation;
 use pacer_core::status_json::StatusDocument;
 use pacer_core::SysRoot;
-use pacer_dbus::{actions, HelperError, PolicyValue, Problem};
+use pacer_dbus::{actions, HelperError, PolicyValue, Problem, Topic};
 use zbus::message::Header;
 use zbus::object_server::SignalEmitter;
 use zbus_polkit::policykit1::AuthorityProxy;
@@ -107,7 +107,7 @@ impl Helper {
 
     /// Saving and restoring settings: the same question to polkit either way.
     async fn authorize_saved_settings(&self, header: &Header<'_>) -> Result<(), Problem> {
-        let details = details("saved settings", "", Policies::All);
+        let details = details(Topic::SavedSettings, "", Policies::All);
         self.authority
             .check(header, actions::RUN_MEASUREMENT, &details)
             .await
@@ -136,10 +136,13 @@ impl Helper {
     }
 
     /// Announces a change and forgets the cached state it made stale.
-    async fn changed_now(&self, emitter: &SignalEmitter<'_>, what: &str, policies: Vec<u32>) {
+    async fn changed_now(&self, emitter: &SignalEmitter<'_>, what: Topic, policies: Vec<u32>) {
         self.status.forget().await;
-        if let Err(error) = Self::changed(emitter, what, policies).await {
-            eprintln!("pacer-helper: announcing a change of {what}: {error}");
+        if let Err(error) = Self::changed(emitter, what.name(), policies).await {
+            eprintln!(
+                "pacer-helper: announcing a change of {}: {error}",
+                what.name()
+            );
         }
     }
 }
@@ -158,7 +161,12 @@ impl Helper {
             &emitter,
             |snapshot| {
                 let (ids, governor) = validate::governor(snapshot, &policies, &governor)?;
-                let change = Change::new(actions::SET_CPU_POWER, "governor", &governor, Some(&ids));
+                let change = Change::new(
+                    actions::SET_CPU_POWER,
+                    Topic::Governor,
+                    &governor,
+                    Some(&ids),
+                );
                 Ok((change, (ids, governor)))
             },
             async |(ids, governor)| {
@@ -182,7 +190,7 @@ impl Helper {
             |snapshot| {
                 let (ids, epp) = validate::epp(snapshot, &policies, &epp)?;
                 Ok((
-                    Change::new(actions::SET_CPU_POWER, "epp", epp, Some(&ids)),
+                    Change::new(actions::SET_CPU_POWER, Topic::Epp, epp, Some(&ids)),
                     (ids, epp),
                 ))
             },
@@ -207,9 +215,12 @@ impl Helper {
                     .map(|policy| policy.id)
                     .collect();
                 let switch = self.boost_switch(snapshot, &ids, enabled)?;
-                let mut change =
-                    Change::new(actions::SET_CPU_POWER, "turbo", on_off(enabled), Some(&ids));
-                change.announce.0 = "boost";
+                let change = Change::new(
+                    actions::SET_CPU_POWER,
+                    Topic::Boost,
+                    on_off(enabled),
+                    Some(&ids),
+                );
                 Ok((change, (ids, switch)))
             },
             async |(ids, switch)| match switch {
@@ -243,7 +254,7 @@ impl Helper {
             |snapshot| {
                 validate::eas(snapshot)?;
                 Ok((
-                    Change::new(actions::SET_SCHEDULER, "eas", on_off(enabled), None),
+                    Change::new(actions::SET_SCHEDULER, Topic::Eas, on_off(enabled), None),
                     (),
                 ))
             },
@@ -274,7 +285,7 @@ impl Helper {
             |snapshot| {
                 let (target, mode) = validate::driver_mode(snapshot, &mode)?;
                 Ok((
-                    Change::new(actions::SET_DRIVER_MODE, "mode", mode, None),
+                    Change::new(actions::SET_DRIVER_MODE, Topic::Mode, mode, None),
                     (target, mode),
                 ))
             },
@@ -291,7 +302,7 @@ impl Helper {
         #[zbus(signal_emitter)] emitter: SignalEmitter<'_>,
     ) -> Result<Vec<PolicyValue>, HelperError> {
         let _call = self.call()?;
-        let details = details("epp", "the active profile's", Policies::All);
+        let details = details(Topic::Epp, "the active profile's", Policies::All);
         self.authority
             .check(&header, actions::SET_CPU_POWER, &details)
             .await?;
@@ -319,7 +330,7 @@ impl Helper {
             .map(|p| p.id)
             .collect();
         let read_back = self.write_each(&ids, Target::Epp, &epp.to_string()).await?;
-        self.changed_now(&emitter, "epp", ids).await;
+        self.changed_now(&emitter, Topic::Epp, ids).await;
         Ok(read_back)
     }
 
@@ -369,7 +380,7 @@ impl Helper {
             let _one_at_a_time = self.writes.lock().await;
             self.journal.restore(&self.kernel, &entry)?;
         }
-        self.changed_now(&emitter, "restore", Vec::new()).await;
+        self.changed_now(&emitter, Topic::Restore, Vec::new()).await;
         Ok(())
     }
 
@@ -392,7 +403,7 @@ impl Helper {
             .check(
                 &header,
                 actions::RUN_MEASUREMENT,
-                &details("measurement", trials, Policies::These(&list)),
+                &details(Topic::Measurement, trials, Policies::These(&list)),
             )
             .await?;
         let cancel = Arc::new(AtomicBool::new(false));
@@ -463,7 +474,7 @@ impl Helper {
             .check(
                 &header,
                 actions::RUN_MEASUREMENT,
-                &details("measurement", "cancelled", Policies::All),
+                &details(Topic::Measurement, "cancelled", Policies::All),
             )
             .await?;
         let running = self.running();
