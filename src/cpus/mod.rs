@@ -216,12 +216,18 @@ pub struct CpusPage {
     /// Shown instead when the kernel offers no cpufreq policies.
     no_cpufreq: adw::StatusPage,
     view: Option<CpusView>,
+    /// The shape the groups are laid out for: none until the page is first shown (its
+    /// combo rows, each with a popover and a list, are memory that many never look at).
+    laid_out: Option<Vec<Shape>>,
+    shown: bool,
     editable: bool,
 }
 
 #[derive(Debug)]
 pub enum CpusMsg {
     Status(Arc<Status>),
+    /// The page is on screen (for the first time, or again).
+    Shown,
     Editable(bool),
     /// A change to these policies was refused, with the reason.
     Refused {
@@ -267,11 +273,15 @@ impl SimpleComponent for CpusPage {
             groups,
             no_cpufreq: adw::StatusPage::new(),
             view: None,
+            laid_out: None,
+            shown: false,
             editable: false,
         };
         let no_cpufreq = &model.no_cpufreq;
         let groups_box = model.groups.widget();
         let widgets = view_output!();
+        let input = sender.input_sender().clone();
+        root.connect_map(move |_| input.emit(CpusMsg::Shown));
         ComponentParts { model, widgets }
     }
 
@@ -282,21 +292,17 @@ impl SimpleComponent for CpusPage {
                 if self.view.as_ref() == Some(&view) {
                     return;
                 }
-                let same_shape = self
-                    .view
-                    .as_ref()
-                    .is_some_and(|old| old.shape() == view.shape());
-                if !same_shape {
-                    // New groups, laid out for the new shape; their values come below.
-                    let mut groups = self.groups.guard();
-                    groups.clear();
-                    for group in view.groups_shown() {
-                        groups.push_back(group);
-                    }
-                }
                 self.no_cpufreq.set_visible(view.groups.is_empty());
                 self.view = Some(view);
+                self.lay_out();
                 self.show();
+            }
+            CpusMsg::Shown => {
+                if !self.shown {
+                    self.shown = true;
+                    self.lay_out();
+                    self.show();
+                }
             }
             CpusMsg::Editable(editable) => {
                 self.editable = editable;
@@ -315,9 +321,28 @@ impl SimpleComponent for CpusPage {
 }
 
 impl CpusPage {
+    /// Makes the groups anew for the view's shape, once the page has been shown.
+    fn lay_out(&mut self) {
+        let Some(view) = self.view.as_ref().filter(|_| self.shown) else {
+            return;
+        };
+        let shape = view.shape();
+        if self.laid_out.as_ref() == Some(&shape) {
+            return;
+        }
+        // New groups, laid out for the new shape; their values come from `show`.
+        let mut groups = self.groups.guard();
+        groups.clear();
+        for group in view.groups_shown() {
+            groups.push_back(group);
+        }
+        drop(groups);
+        self.laid_out = Some(shape);
+    }
+
     /// Moves every group's selectors to the values its policies have now.
     fn show(&self) {
-        let Some(view) = &self.view else {
+        let Some(view) = self.view.as_ref().filter(|_| self.laid_out.is_some()) else {
             return;
         };
         for (index, group) in view.groups_shown().into_iter().enumerate() {
