@@ -85,6 +85,8 @@ struct Layers {
     size: (i32, i32),
     stride: i32,
     area: Area,
+    /// The last frame drawn, to draw the next one into.
+    last_frame: Option<ImageSurface>,
 }
 
 impl FrequencyLayers {
@@ -110,11 +112,11 @@ impl FrequencyLayers {
                     .filter(|&t| history.cpus().iter().any(|cpu| cpu.core_type == t))
                     .collect(),
             };
-            let layers = match self.kept.take() {
+            let mut layers = match self.kept.take() {
                 Some(kept) if kept.key == key => kept,
                 _ => Layers::draw(key, history)?,
             };
-            let painted = layers.frame(history).and_then(|frame| paint(cr, &frame));
+            let painted = layers.frame(history).and_then(|frame| paint(cr, frame));
             self.kept = Some(layers);
             painted
         })
@@ -140,17 +142,36 @@ impl Layers {
             size,
             stride,
             area,
+            last_frame: None,
         })
     }
 
-    /// This frame's picture: the lines over the axes, under the limits and legend.
-    fn frame(&self, history: &FrequencyHistory) -> Result<ImageSurface, PlotError> {
-        let mut pixels = self.under.clone();
+    /// This frame's picture: the lines over the axes, under the limits and legend. Drawn
+    /// into the last frame's image where nothing else holds it any more (a drawing area's
+    /// recording keeps a copy), so that a frame allocates nothing.
+    fn frame(&mut self, history: &FrequencyHistory) -> Result<&ImageSurface, PlotError> {
         let scale = self.key.scale;
-        draw_lines(&mut pixels, self, history, &self.key.palette);
         let (width, height) = self.size;
-        let frame =
-            ImageSurface::create_for_data(pixels, Format::ARgb32, width, height, self.stride)?;
+        let reusable = self
+            .last_frame
+            .take()
+            .and_then(|last| last.take_data().ok())
+            .filter(|last| last.as_ref().len() == self.under.len());
+        let frame = match reusable {
+            Some(mut last) => {
+                let pixels = last.as_mut();
+                pixels.copy_from_slice(&self.under);
+                draw_lines(pixels, self, history);
+                let frame = last.into_inner();
+                frame.mark_dirty();
+                frame
+            }
+            None => {
+                let mut pixels = self.under.clone();
+                draw_lines(&mut pixels, self, history);
+                ImageSurface::create_for_data(pixels, Format::ARgb32, width, height, self.stride)?
+            }
+        };
         frame.set_device_scale(scale, scale);
         if !self.over_rows.is_empty() {
             let cr = Context::new(&frame)?;
@@ -167,7 +188,7 @@ impl Layers {
             cr.paint()?;
         }
         frame.flush();
-        Ok(frame)
+        Ok(self.last_frame.insert(frame))
     }
 }
 
@@ -412,11 +433,11 @@ fn draw_marks(
 
 /// Writes every CPU's line into the frame's `pixels`, within the plotting area: see `raster`
 /// for why the lines do not go through cairo's stroker.
-fn draw_lines(pixels: &mut [u8], layers: &Layers, history: &FrequencyHistory, palette: &Palette) {
+fn draw_lines(pixels: &mut [u8], layers: &Layers, history: &FrequencyHistory) {
     let Some(latest) = history.latest_time() else {
         return;
     };
-    let (area, scale) = (&layers.area, layers.key.scale);
+    let (area, scale, palette) = (&layers.area, layers.key.scale, &layers.key.palette);
     // Columns in logical pixels, rows in device pixels: a line is as thick at any scale.
     let map = RasterMap {
         width: area.right - area.left,
