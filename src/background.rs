@@ -1,19 +1,23 @@
 //! What keeps Pacer useful without its window: the tray item and desktop notifications of
 //! new warnings. Both are optional: without a StatusNotifierWatcher, a session bus or a
-//! notification server there is one log line, and the rest goes on.
+//! notification server there is one log line, the rest goes on, and the window says so when
+//! the user turns on what cannot work ([`Background::problem`]).
 
 use std::collections::BTreeMap;
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use futures_util::StreamExt;
 use ksni::TrayMethods;
 use pacer_core::findings::FixAction;
+use pacer_core::i18n::gettext;
 use pacer_core::status::Status;
 use relm4::gtk::glib;
 use relm4::Sender;
 
 use crate::notify::{self, Announcements, NotificationsProxy, DEFAULT_ACTION, FIX_ACTION};
+use crate::said::Said;
 use crate::tray::{PacerTray, TrayHandle, TrayRequest, TrayView};
 
 /// What the tray item and the notification server tell the window (through the channel
@@ -24,16 +28,40 @@ pub enum BackgroundEvent {
     Request(TrayRequest),
     /// The tray item, and whether no watcher has it yet.
     TrayStarted(Result<(TrayHandle, bool), String>),
-    NotificationsReady(Result<NotificationsProxy<'static>, String>),
+    /// The notification server, or why there is none (`None`: nothing on the session bus
+    /// serves notifications).
+    NotificationsReady(Result<NotificationsProxy<'static>, Option<String>>),
     Notified(Result<u32, String>, Option<FixAction>),
     /// A notification's action was invoked: its id and action key.
     NotificationAction(u32, String),
+}
+
+/// The two parts that work while the window is closed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BackgroundPart {
+    /// The tray item, which brings the window back ("Run in Background").
+    Tray,
+    /// Desktop notifications of new warnings ("Notify About Warnings").
+    Notifications,
+}
+
+/// How far a part got: not yet known, working, or not there (with the reason, where a
+/// library gave one).
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum PartState {
+    Starting,
+    Ready,
+    Missing(Option<String>),
 }
 
 #[derive(Debug)]
 pub struct Background {
     events: Sender<BackgroundEvent>,
     tray: Option<TrayHandle>,
+    tray_state: PartState,
+    /// Set while no StatusNotifierWatcher shows the item (the tray's own flag).
+    tray_unseen: Arc<AtomicBool>,
+    notifications_state: PartState,
     shown: TrayView,
     announcements: Announcements,
     notifications: Option<NotificationsProxy<'static>>,
@@ -53,6 +81,7 @@ impl Background {
             }
         });
         let tray = PacerTray::new(root, requests);
+        let tray_unseen = tray.unseen_flag();
         let answer = events.clone();
         relm4::spawn(async move {
             // Served even while no watcher takes it: a panel may start after Pacer. A Flatpak
@@ -94,15 +123,16 @@ impl Background {
             let ready: zbus::Result<Option<NotificationsProxy<'static>>> = connected.await;
             answer.emit(BackgroundEvent::NotificationsReady(match ready {
                 Ok(Some(proxy)) => Ok(proxy),
-                Ok(None) => Err(pacer_core::i18n::gettext(
-                    "no notification server on the session bus",
-                )),
-                Err(error) => Err(error.to_string()),
+                Ok(None) => Err(None),
+                Err(error) => Err(Some(error.to_string())),
             }));
         });
         Background {
             events,
             tray: None,
+            tray_state: PartState::Starting,
+            tray_unseen,
+            notifications_state: PartState::Starting,
             shown: TrayView::default(),
             announcements: Announcements::default(),
             notifications: None,
@@ -117,21 +147,48 @@ impl Background {
                     glib::g_info!("pacer", "tray registered");
                 }
                 self.tray = Some(handle);
+                self.tray_state = PartState::Ready;
                 self.update_tray();
             }
-            Err(error) => glib::g_message!("pacer", "no tray item: {}", error),
+            Err(error) => {
+                glib::g_message!("pacer", "no tray item: {}", error);
+                self.tray_state = PartState::Missing(Some(error));
+            }
         }
     }
 
-    /// Follows the notification server's action signals (a fix, or a click).
-    pub fn notifications_ready(&mut self, ready: Result<NotificationsProxy<'static>, String>) {
+    /// Why `part` cannot do its job on this desktop, in words for the user; `None` while it
+    /// works or is still starting.
+    pub fn problem(&self, part: BackgroundPart) -> Option<Said> {
+        match part {
+            BackgroundPart::Tray => {
+                tray_problem(&self.tray_state, self.tray_unseen.load(Ordering::Relaxed))
+            }
+            BackgroundPart::Notifications => notifications_problem(&self.notifications_state),
+        }
+    }
+
+    /// Follows the notification server's action signals (a fix, or a click). `Err(None)`:
+    /// the session bus has no notification server, running or startable.
+    pub fn notifications_ready(
+        &mut self,
+        ready: Result<NotificationsProxy<'static>, Option<String>>,
+    ) {
         let proxy = match ready {
             Ok(proxy) => proxy,
             Err(error) => {
-                glib::g_message!("pacer", "no desktop notifications: {}", error);
+                glib::g_message!(
+                    "pacer",
+                    "no desktop notifications: {}",
+                    error
+                        .as_deref()
+                        .unwrap_or("no notification server on the session bus")
+                );
+                self.notifications_state = PartState::Missing(error);
                 return;
             }
         };
+        self.notifications_state = PartState::Ready;
         let listening = proxy.clone();
         let events = self.events.clone();
         relm4::spawn(async move {
@@ -203,5 +260,64 @@ impl Background {
                 handle.0.update(move |tray| tray.view = view).await;
             });
         }
+    }
+}
+
+/// What the user is told when the tray cannot bring the window back.
+fn tray_problem(state: &PartState, unseen: bool) -> Option<Said> {
+    let words = || {
+        gettext("Nothing on this desktop shows tray icons: with its window closed, Pacer runs on without an icon to open it again. Start Pacer again to open it.")
+    };
+    match state {
+        PartState::Starting => None,
+        PartState::Ready => unseen.then(|| Said::plain(words())),
+        PartState::Missing(detail) => Some(Said {
+            text: words(),
+            detail: detail.clone(),
+        }),
+    }
+}
+
+/// What the user is told when warnings cannot be shown as notifications.
+fn notifications_problem(state: &PartState) -> Option<Said> {
+    match state {
+        PartState::Starting | PartState::Ready => None,
+        PartState::Missing(detail) => Some(Said {
+            text: gettext("Nothing on this desktop shows notifications: warnings are shown in the window and the tray only."),
+            detail: detail.clone(),
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_tray_nobody_shows_is_said_once_known() {
+        assert_eq!(tray_problem(&PartState::Starting, true), None);
+        assert_eq!(tray_problem(&PartState::Ready, false), None);
+        let unseen = tray_problem(&PartState::Ready, true).expect("said");
+        assert!(unseen.text.contains("tray icons"), "{unseen:?}");
+        assert_eq!(unseen.detail, None);
+        let failed =
+            tray_problem(&PartState::Missing(Some("no session bus".into())), false).expect("said");
+        // The library's message is the detail, never the words.
+        assert!(!failed.text.contains("session bus"), "{failed:?}");
+        assert_eq!(failed.detail.as_deref(), Some("no session bus"));
+    }
+
+    #[test]
+    fn missing_notifications_are_said_with_the_reason_behind() {
+        assert_eq!(notifications_problem(&PartState::Starting), None);
+        assert_eq!(notifications_problem(&PartState::Ready), None);
+        let none = notifications_problem(&PartState::Missing(None)).expect("said");
+        assert!(none.text.contains("notifications"), "{none:?}");
+        assert_eq!(none.detail, None);
+        let failed = notifications_problem(&PartState::Missing(Some(
+            "org.freedesktop.DBus.Error".into(),
+        )))
+        .expect("said");
+        assert_eq!(failed.detail.as_deref(), Some("org.freedesktop.DBus.Error"));
     }
 }

@@ -9,7 +9,7 @@
 
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use pacer_core::findings::{FixAction, Severity};
 use pacer_core::i18n::{fill, gettext};
@@ -192,8 +192,9 @@ pub struct PacerTray {
     root: SysRoot,
     /// Built for the CPUs of the current view, on the first tooltip after it changed.
     sampler: Mutex<Option<(Vec<u32>, FrequencySampler)>>,
-    /// No StatusNotifierWatcher took the item (yet): a panel that starts later will.
-    unseen: AtomicBool,
+    /// No StatusNotifierWatcher took the item (yet): a panel that starts later will. Shared
+    /// with the window, which tells the user when nothing shows the tray.
+    unseen: Arc<AtomicBool>,
 }
 
 impl PacerTray {
@@ -203,13 +204,18 @@ impl PacerTray {
             requests,
             root: SysRoot::new(root),
             sampler: Mutex::new(None),
-            unseen: AtomicBool::new(false),
+            unseen: Arc::new(AtomicBool::new(false)),
         }
     }
 
     /// Whether no StatusNotifierWatcher has the item.
     pub fn unseen(&self) -> bool {
         self.unseen.load(Ordering::Relaxed)
+    }
+
+    /// The flag behind [`PacerTray::unseen`], to read once the tray has moved to its thread.
+    pub fn unseen_flag(&self) -> Arc<AtomicBool> {
+        Arc::clone(&self.unseen)
     }
 
     fn frequencies(&self) -> Vec<Option<u32>> {
@@ -361,7 +367,7 @@ impl ksni::Tray for PacerTray {
 
 /// The running tray item, to update what it shows.
 #[derive(Clone)]
-pub struct TrayHandle(pub std::sync::Arc<ksni::Handle<PacerTray>>);
+pub struct TrayHandle(pub Arc<ksni::Handle<PacerTray>>);
 
 impl std::fmt::Debug for TrayHandle {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

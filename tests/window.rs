@@ -203,3 +203,31 @@ fn the_seeds_inconsistency_raises_the_banner() {
     );
     assert_eq!(bus.profile().unwrap(), "performance");
 }
+
+/// Turning on what works with the window closed, where this desktop cannot do it (no
+/// StatusNotifierWatcher, no notification server on the test's session bus), says so at once
+/// instead of letting a closed window vanish without an icon.
+#[test]
+fn turning_on_the_background_where_nothing_shows_it_says_so() {
+    let (_tree, gui) = simulated_laptop();
+    // F10 opens the main menu on its first item, "Run in Background".
+    gui.key("F10");
+    sleep(Duration::from_millis(500));
+    gui.key("Return");
+    gui.wait_for_log(
+        "toast: Nothing on this desktop shows tray icons",
+        Duration::from_secs(10),
+    );
+    // "Notify About Warnings" is on by default: off, then on again.
+    for _ in 0..2 {
+        gui.key("F10");
+        sleep(Duration::from_millis(500));
+        gui.key("Down Return");
+        sleep(Duration::from_millis(300));
+    }
+    gui.wait_for_log(
+        "toast: Nothing on this desktop shows notifications",
+        Duration::from_secs(10),
+    );
+    assert!(gui.alive());
+}

@@ -17,7 +17,7 @@ use relm4::{adw, gtk};
 
 use adw::prelude::*;
 
-use crate::background::{Background, BackgroundEvent};
+use crate::background::{Background, BackgroundEvent, BackgroundPart};
 use crate::banner::{notices, Banner, BannerFacts, BannerMsg, NoticeAction};
 use crate::change::{self, Change, ChangeError};
 use crate::cpus::{CpusMsg, CpusPage};
@@ -43,6 +43,8 @@ const SUMMARY_PERIOD: Duration = Duration::from_secs(1);
 
 /// How long a toast shows (libadwaita's own default).
 const TOAST_SECONDS: u32 = 5;
+/// How long a toast that explains a refusal or a missing part shows: a sentence to read.
+const PROBLEM_TOAST_SECONDS: u32 = 8;
 
 #[derive(Debug)]
 pub struct WindowInit {
@@ -92,6 +94,8 @@ pub enum WindowMsg {
     Present,
     /// From the tray item and the notification server.
     Background(BackgroundEvent),
+    /// The user turned on a part that works while the window is closed.
+    BackgroundWanted(BackgroundPart),
 }
 
 #[derive(Debug)]
@@ -256,7 +260,7 @@ impl Component for Window {
         add_shortcuts(&root, stack, &sender);
         let mut model = model;
         model.stack = stack.clone();
-        model.add_menu(&widgets.header);
+        model.add_menu(&widgets.header, &sender);
         model.keep_in_background(&root, init.background);
         // Activated again when Pacer is started while it runs: show the window then. The
         // first activation is this start, shown (or not) above.
@@ -313,6 +317,13 @@ impl Component for Window {
             WindowMsg::Measure => self.measure.emit(MeasureMsg::Measure),
             WindowMsg::Present => root.present(),
             WindowMsg::Background(event) => self.background_event(event, root, &sender),
+            WindowMsg::BackgroundWanted(part) => {
+                // Said where it is turned on: a closed window would otherwise seem to
+                // vanish, or warnings to go unannounced, without a word.
+                if let Some(said) = self.tray_and_notifications.problem(part) {
+                    self.show_toast(&said, PROBLEM_TOAST_SECONDS, root);
+                }
+            }
         }
     }
 
@@ -374,7 +385,7 @@ impl Component for Window {
                             });
                         }
                         // A refusal stays a little longer than other news.
-                        self.show_toast(&error.said, 8, root);
+                        self.show_toast(&error.said, PROBLEM_TOAST_SECONDS, root);
                     }
                 }
                 let _ = sender;
@@ -388,6 +399,7 @@ impl Window {
     /// `seconds`, with the technical detail (when there is one) behind its "Details" button,
     /// which gets time to be pressed.
     fn show_toast(&self, said: &Said, seconds: u32, root: &adw::ApplicationWindow) {
+        glib::g_debug!("pacer", "toast: {}", said.text);
         let toast = adw::Toast::new(&said.text);
         toast.set_timeout(seconds);
         if let Some(detail) = &said.detail {
@@ -550,10 +562,21 @@ impl Window {
     }
 
     /// The primary menu: the background settings (when the settings schema is installed).
-    fn add_menu(&self, header: &adw::HeaderBar) {
+    fn add_menu(&self, header: &adw::HeaderBar, sender: &ComponentSender<Self>) {
         let Some(settings) = &self.settings else {
             return;
         };
+        for (key, part) in [
+            (settings::RUN_IN_BACKGROUND, BackgroundPart::Tray),
+            (settings::NOTIFY_FINDINGS, BackgroundPart::Notifications),
+        ] {
+            let input = sender.input_sender().clone();
+            settings.connect_changed(Some(key), move |settings, key| {
+                if settings.boolean(key) {
+                    input.emit(WindowMsg::BackgroundWanted(part));
+                }
+            });
+        }
         let actions = gio::SimpleActionGroup::new();
         actions.add_action(&settings.create_action(settings::RUN_IN_BACKGROUND));
         actions.add_action(&settings.create_action(settings::NOTIFY_FINDINGS));
