@@ -45,26 +45,33 @@ pub enum BackgroundPart {
     Notifications,
 }
 
-/// How far a part got: not yet known, working, or not there (with the reason, where a
-/// library gave one).
+/// How far a part got: not yet known, working (through `T`), or not there (with the
+/// reason, where a library gave one).
 #[derive(Debug, Clone, PartialEq, Eq)]
-enum PartState {
+enum Part<T> {
     Starting,
-    Ready,
+    Ready(T),
     Missing(Option<String>),
+}
+
+impl<T> Part<T> {
+    fn ready(&self) -> Option<&T> {
+        match self {
+            Part::Ready(working) => Some(working),
+            Part::Starting | Part::Missing(_) => None,
+        }
+    }
 }
 
 #[derive(Debug)]
 pub struct Background {
     events: Sender<BackgroundEvent>,
-    tray: Option<TrayHandle>,
-    tray_state: PartState,
+    tray: Part<TrayHandle>,
     /// Set while no StatusNotifierWatcher shows the item (the tray's own flag).
     tray_unseen: Arc<AtomicBool>,
-    notifications_state: PartState,
     shown: TrayView,
     announcements: Announcements,
-    notifications: Option<NotificationsProxy<'static>>,
+    notifications: Part<NotificationsProxy<'static>>,
     /// The fix each sent notification offers, by its id.
     fixes: BTreeMap<u32, FixAction>,
 }
@@ -129,13 +136,11 @@ impl Background {
         });
         Background {
             events,
-            tray: None,
-            tray_state: PartState::Starting,
+            tray: Part::Starting,
             tray_unseen,
-            notifications_state: PartState::Starting,
             shown: TrayView::default(),
             announcements: Announcements::default(),
-            notifications: None,
+            notifications: Part::Starting,
             fixes: BTreeMap::new(),
         }
     }
@@ -146,13 +151,12 @@ impl Background {
                 if !unseen {
                     glib::g_info!("pacer", "tray registered");
                 }
-                self.tray = Some(handle);
-                self.tray_state = PartState::Ready;
+                self.tray = Part::Ready(handle);
                 self.update_tray();
             }
             Err(error) => {
                 glib::g_message!("pacer", "no tray item: {}", error);
-                self.tray_state = PartState::Missing(Some(error));
+                self.tray = Part::Missing(Some(error));
             }
         }
     }
@@ -162,9 +166,9 @@ impl Background {
     pub fn problem(&self, part: BackgroundPart) -> Option<Said> {
         match part {
             BackgroundPart::Tray => {
-                tray_problem(&self.tray_state, self.tray_unseen.load(Ordering::Relaxed))
+                tray_problem(&self.tray, self.tray_unseen.load(Ordering::Relaxed))
             }
-            BackgroundPart::Notifications => notifications_problem(&self.notifications_state),
+            BackgroundPart::Notifications => notifications_problem(&self.notifications),
         }
     }
 
@@ -184,11 +188,10 @@ impl Background {
                         .as_deref()
                         .unwrap_or("no notification server on the session bus")
                 );
-                self.notifications_state = PartState::Missing(error);
+                self.notifications = Part::Missing(error);
                 return;
             }
         };
-        self.notifications_state = PartState::Ready;
         let listening = proxy.clone();
         let events = self.events.clone();
         relm4::spawn(async move {
@@ -204,7 +207,7 @@ impl Background {
                 }
             }
         });
-        self.notifications = Some(proxy);
+        self.notifications = Part::Ready(proxy);
     }
 
     /// Shows the new state in the tray, and notifies about new warnings when `notify`.
@@ -215,7 +218,7 @@ impl Background {
             self.update_tray();
         }
         let new = self.announcements.update(&status.findings);
-        let Some(proxy) = self.notifications.clone().filter(|_| notify) else {
+        let Some(proxy) = self.notifications.ready().filter(|_| notify).cloned() else {
             return;
         };
         for finding in new {
@@ -254,7 +257,7 @@ impl Background {
     }
 
     fn update_tray(&self) {
-        if let Some(handle) = self.tray.clone() {
+        if let Some(handle) = self.tray.ready().cloned() {
             let view = self.shown.clone();
             relm4::spawn(async move {
                 handle.0.update(move |tray| tray.view = view).await;
@@ -264,14 +267,14 @@ impl Background {
 }
 
 /// What the user is told when the tray cannot bring the window back.
-fn tray_problem(state: &PartState, unseen: bool) -> Option<Said> {
+fn tray_problem<T>(state: &Part<T>, unseen: bool) -> Option<Said> {
     let words = || {
         gettext("Nothing on this desktop shows tray icons: with its window closed, Pacer runs on without an icon to open it again. Start Pacer again to open it.")
     };
     match state {
-        PartState::Starting => None,
-        PartState::Ready => unseen.then(|| Said::plain(words())),
-        PartState::Missing(detail) => Some(Said {
+        Part::Starting => None,
+        Part::Ready(_) => unseen.then(|| Said::plain(words())),
+        Part::Missing(detail) => Some(Said {
             text: words(),
             detail: detail.clone(),
         }),
@@ -279,10 +282,10 @@ fn tray_problem(state: &PartState, unseen: bool) -> Option<Said> {
 }
 
 /// What the user is told when warnings cannot be shown as notifications.
-fn notifications_problem(state: &PartState) -> Option<Said> {
+fn notifications_problem<T>(state: &Part<T>) -> Option<Said> {
     match state {
-        PartState::Starting | PartState::Ready => None,
-        PartState::Missing(detail) => Some(Said {
+        Part::Starting | Part::Ready(_) => None,
+        Part::Missing(detail) => Some(Said {
             text: gettext("Nothing on this desktop shows notifications: warnings are shown in the window and the tray only."),
             detail: detail.clone(),
         }),
@@ -295,13 +298,13 @@ mod tests {
 
     #[test]
     fn a_tray_nobody_shows_is_said_once_known() {
-        assert_eq!(tray_problem(&PartState::Starting, true), None);
-        assert_eq!(tray_problem(&PartState::Ready, false), None);
-        let unseen = tray_problem(&PartState::Ready, true).expect("said");
+        assert_eq!(tray_problem(&Part::<()>::Starting, true), None);
+        assert_eq!(tray_problem(&Part::Ready(()), false), None);
+        let unseen = tray_problem(&Part::Ready(()), true).expect("said");
         assert!(unseen.text.contains("tray icons"), "{unseen:?}");
         assert_eq!(unseen.detail, None);
         let failed =
-            tray_problem(&PartState::Missing(Some("no session bus".into())), false).expect("said");
+            tray_problem(&Part::<()>::Missing(Some("no session bus".into())), false).expect("said");
         // The library's message is the detail, never the words.
         assert!(!failed.text.contains("session bus"), "{failed:?}");
         assert_eq!(failed.detail.as_deref(), Some("no session bus"));
@@ -309,12 +312,12 @@ mod tests {
 
     #[test]
     fn missing_notifications_are_said_with_the_reason_behind() {
-        assert_eq!(notifications_problem(&PartState::Starting), None);
-        assert_eq!(notifications_problem(&PartState::Ready), None);
-        let none = notifications_problem(&PartState::Missing(None)).expect("said");
+        assert_eq!(notifications_problem(&Part::<()>::Starting), None);
+        assert_eq!(notifications_problem(&Part::Ready(())), None);
+        let none = notifications_problem(&Part::<()>::Missing(None)).expect("said");
         assert!(none.text.contains("notifications"), "{none:?}");
         assert_eq!(none.detail, None);
-        let failed = notifications_problem(&PartState::Missing(Some(
+        let failed = notifications_problem(&Part::<()>::Missing(Some(
             "org.freedesktop.DBus.Error".into(),
         )))
         .expect("said");

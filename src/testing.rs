@@ -5,7 +5,7 @@
 
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::sync::mpsc;
-use std::sync::{Mutex, OnceLock};
+use std::sync::OnceLock;
 
 use pacer_bench::report::{self, RampReport};
 use pacer_core::profile::ProfileReading;
@@ -47,7 +47,7 @@ type GtkRequest = (GtkJob, mpsc::Sender<std::thread::Result<()>>);
 /// Runs `test` on the one thread that initialised GTK, and fails as it fails: GTK may be used
 /// from a single thread, and the test harness runs each test on a thread of its own.
 pub fn on_gtk_thread(test: impl FnOnce() + Send + 'static) {
-    static GTK_THREAD: OnceLock<Mutex<mpsc::Sender<GtkRequest>>> = OnceLock::new();
+    static GTK_THREAD: OnceLock<mpsc::Sender<GtkRequest>> = OnceLock::new();
     let jobs = GTK_THREAD.get_or_init(|| {
         let (jobs, incoming) = mpsc::channel::<GtkRequest>();
         std::thread::spawn(move || {
@@ -63,13 +63,10 @@ pub fn on_gtk_thread(test: impl FnOnce() + Send + 'static) {
                 let _ = done.send(outcome);
             }
         });
-        Mutex::new(jobs)
+        jobs
     });
     let (done, outcome) = mpsc::channel();
-    jobs.lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-        .send((Box::new(test), done))
-        .unwrap();
+    jobs.send((Box::new(test), done)).unwrap();
     if let Err(panic) = outcome.recv().unwrap() {
         resume_unwind(panic);
     }

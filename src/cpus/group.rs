@@ -141,8 +141,8 @@ impl FactoryComponent for CoreGroup {
                 each,
                 editable,
             } => {
-                self.show(&all, &each, editable);
                 self.shown = Some((all, each, editable));
+                self.show();
             }
             GroupMsg::EachOpened => self.make_each_policys_rows(&sender),
             GroupMsg::Refused { policies, message } => {
@@ -170,9 +170,7 @@ impl CoreGroup {
             let rows = self.selector_rows(Place::Each(&each), &selectors, sender);
             self.rows.push(rows);
         }
-        if let Some((all, each, editable)) = &self.shown {
-            self.show(all, each, *editable);
-        }
+        self.show();
     }
 
     /// The governor and EPP rows of `selectors`, at `place`.
@@ -248,8 +246,12 @@ impl CoreGroup {
         SelectorRows { governor, epp }
     }
 
-    /// Moves the selectors to the values the policies have now.
-    fn show(&self, all: &Selectors, each: &[Selectors], editable: bool) {
+    /// Moves the selectors to the values of the latest `Show`.
+    fn show(&self) {
+        let Some((all, each, editable)) = &self.shown else {
+            return;
+        };
+        let editable = *editable;
         self.updating.set(true);
         for (rows, selectors) in self.rows.iter().zip(std::iter::once(all).chain(each)) {
             fn select<T: PartialEq>(row: &adw::ComboRow, options: &[T], choice: &Choice<T>) {

@@ -76,14 +76,11 @@ pub struct FrequencyLayers {
 #[derive(Debug)]
 struct Layers {
     key: LayerKey,
-    /// The axes and grid as ARGB32 pixels, `stride` bytes a row.
+    /// The axes and grid as ARGB32 pixels, laid out as `over`'s.
     under: Vec<u8>,
     over: ImageSurface,
     /// The rows (device pixels, from and to) where `over` has anything.
     over_rows: Vec<(i32, i32)>,
-    /// The size in device pixels.
-    size: (i32, i32),
-    stride: i32,
     area: Area,
     /// The last frame drawn, to draw the next one into.
     last_frame: Option<ImageSurface>,
@@ -130,17 +127,14 @@ impl Layers {
             draw_marks(cr, &area, &key.marks, &key.palette)?;
             draw_legend(cr, &area, history, &key.palette)
         })?;
-        let size = (under.width(), under.height());
-        let stride = under.stride();
         let under = under.data()?.to_vec();
-        let over_rows = rows_in_use(&over.data()?, stride, size.1);
+        let (stride, height) = (over.stride(), over.height());
+        let over_rows = rows_in_use(&over.data()?, stride, height);
         Ok(Layers {
             key,
             under,
             over,
             over_rows,
-            size,
-            stride,
             area,
             last_frame: None,
         })
@@ -151,7 +145,7 @@ impl Layers {
     /// recording keeps a copy), so that a frame allocates nothing.
     fn frame(&mut self, history: &FrequencyHistory) -> Result<&ImageSurface, PlotError> {
         let scale = self.key.scale;
-        let (width, height) = self.size;
+        let (width, height, stride) = (self.over.width(), self.over.height(), self.over.stride());
         let reusable = self
             .last_frame
             .take()
@@ -169,7 +163,7 @@ impl Layers {
             None => {
                 let mut pixels = self.under.clone();
                 draw_lines(&mut pixels, self, history);
-                ImageSurface::create_for_data(pixels, Format::ARgb32, width, height, self.stride)?
+                ImageSurface::create_for_data(pixels, Format::ARgb32, width, height, stride)?
             }
         };
         frame.set_device_scale(scale, scale);
@@ -446,10 +440,10 @@ fn draw_lines(pixels: &mut [u8], layers: &Layers, history: &FrequencyHistory) {
     };
     // The plotting area and the pixel beyond its right and bottom edges, in device pixels.
     let (left, top) = ((area.left * scale) as i32, (area.top * scale) as i32);
-    let (frame_width, frame_height) = layers.size;
+    let (frame_width, frame_height) = (layers.over.width(), layers.over.height());
     let width = ((map.width.ceil() as i32 + 1) * scale as i32).min(frame_width - left);
     let height = (map.height.ceil() as i32 + 1).min(frame_height - top);
-    let stride = usize::try_from(layers.stride).unwrap_or(0);
+    let stride = usize::try_from(layers.over.stride()).unwrap_or(0);
     let start = usize::try_from(top).unwrap_or(0) * stride + usize::try_from(left).unwrap_or(0) * 4;
     let Some(plotting_area) = pixels.get_mut(start..) else {
         return;

@@ -76,7 +76,7 @@ impl SysRoot {
     pub fn read_text(&self, rel: &str) -> Result<String, ReadError> {
         self.log(rel);
         let mut buf = Vec::new();
-        let len = read_to(File::open(self.path(rel))?, &mut buf)?;
+        let len = read_to(File::open(self.path(rel))?, &mut buf, ONE_OFF_BYTES)?;
         buf.truncate(len);
         String::from_utf8(buf).map_err(|_| not_text())
     }
@@ -102,7 +102,7 @@ impl SysRoot {
             Some(opened) => opened?,
             None => File::open(self.path(rel))?,
         };
-        let len = read_to(file, buf)?;
+        let len = read_to(file, buf, PAGE_BYTES)?;
         std::str::from_utf8(&buf[..len]).map_err(|_| not_text())
     }
 
@@ -132,15 +132,20 @@ impl SysRoot {
     }
 }
 
-/// The first size of a probe's read buffer: a page, the most a sysfs attribute holds.
+/// The first size of a probe's read buffer, kept for all its reads: a page, the most a
+/// sysfs attribute holds.
 const PAGE_BYTES: usize = 4096;
+/// The first size of the buffer of a single read: attributes are short, and a small buffer
+/// is cheaper to clear than a page.
+const ONE_OFF_BYTES: usize = 256;
 
-/// Reads a file to its end (at most [`MAX_FILE_BYTES`]) into `buf`, which keeps its size
-/// between reads, and returns the length read. One read is enough where the file is shorter
-/// than the buffer: sysfs hands out the whole value at once, and so does a regular file.
-fn read_to(mut file: File, buf: &mut Vec<u8>) -> Result<usize, ReadError> {
-    if buf.len() < PAGE_BYTES {
-        buf.resize(PAGE_BYTES, 0);
+/// Reads a file to its end (at most [`MAX_FILE_BYTES`]) into `buf`, made at least `first`
+/// bytes long and keeping its size between reads, and returns the length read. One read is
+/// enough where the file is shorter than the buffer: sysfs hands out the whole value at
+/// once, and so does a regular file.
+fn read_to(mut file: File, buf: &mut Vec<u8>, first: usize) -> Result<usize, ReadError> {
+    if buf.len() < first {
+        buf.resize(first, 0);
     }
     let mut len = 0;
     loop {
@@ -176,6 +181,8 @@ pub struct DirCache {
     grandparent: Option<OpenDir>,
 }
 
+/// A kept directory: its path under the root, and its descriptor once a second file under
+/// it was read.
 #[derive(Debug)]
 struct OpenDir {
     path: String,
@@ -189,6 +196,19 @@ impl OpenDir {
             fd: None,
         }
     }
+}
+
+/// Which kept directory a file is opened from.
+#[derive(Debug, Clone, Copy)]
+enum Base {
+    Root,
+    Parent,
+    Grandparent,
+}
+
+/// A kept directory's descriptor, once it is open.
+fn opened(dir: &Option<OpenDir>) -> Option<&OwnedFd> {
+    dir.as_ref()?.fd.as_ref()
 }
 
 fn open_dir(base: &OwnedFd, rel: &str) -> Option<OwnedFd> {
@@ -205,50 +225,58 @@ impl DirCache {
             let flags = OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC;
             self.root = Some(rustix::fs::open(root, flags, Mode::empty()).ok()?);
         }
-        let root = self.root.as_ref()?;
-        let (base, rest) = match rel.rsplit_once('/') {
-            None => (root, rel),
-            Some((parent, name)) => {
-                let (grandparent, parent_name) = parent.rsplit_once('/').unwrap_or(("", parent));
-                let same_parent = self.parent.as_ref().is_some_and(|dir| dir.path == parent);
-                let same_grandparent = self
-                    .grandparent
-                    .as_ref()
-                    .is_some_and(|dir| dir.path == grandparent);
-                if !same_grandparent {
-                    self.grandparent = Some(OpenDir::new(grandparent));
-                } else if !same_parent {
-                    // A second directory under the same one: keep that one open.
-                    if let Some(dir) = self.grandparent.as_mut().filter(|dir| dir.fd.is_none()) {
-                        dir.fd = open_dir(root, grandparent);
-                    }
-                }
-                let grandparent_fd = self.grandparent.as_ref().and_then(|dir| dir.fd.as_ref());
-                if same_parent {
-                    let parent_dir = self.parent.as_mut()?;
-                    if parent_dir.fd.is_none() {
-                        parent_dir.fd = match grandparent_fd {
-                            Some(fd) => open_dir(fd, parent_name),
-                            None => open_dir(root, parent),
-                        };
-                    }
-                    match &parent_dir.fd {
-                        Some(fd) => (fd, name),
-                        None => (root, rel),
-                    }
-                } else {
-                    self.parent = Some(OpenDir::new(parent));
-                    match grandparent_fd {
-                        // `parent_name/name`: the end of `rel`.
-                        Some(fd) => (fd, &rel[rel.len() - parent_name.len() - 1 - name.len()..]),
-                        None => (root, rel),
-                    }
-                }
-            }
-        };
-        let opened =
-            rustix::fs::openat(base, rest, OFlags::RDONLY | OFlags::CLOEXEC, Mode::empty());
+        let (base, rest) = self.base_for(rel);
+        let fd = match base {
+            Base::Root => self.root.as_ref(),
+            Base::Parent => opened(&self.parent),
+            Base::Grandparent => opened(&self.grandparent),
+        }?;
+        let opened = rustix::fs::openat(fd, rest, OFlags::RDONLY | OFlags::CLOEXEC, Mode::empty());
         Some(opened.map(File::from).map_err(io::Error::from))
+    }
+
+    /// The kept directory to open `rel` from, and the rest of its path from there. Keeps
+    /// `rel`'s directory and the one above it, opening each from the second file read under
+    /// it on.
+    fn base_for<'r>(&mut self, rel: &'r str) -> (Base, &'r str) {
+        let Some((parent, name)) = rel.rsplit_once('/') else {
+            return (Base::Root, rel);
+        };
+        let (grandparent, parent_name) = parent.rsplit_once('/').unwrap_or(("", parent));
+        let kept = |dir: &Option<OpenDir>, path: &str| dir.as_ref().is_some_and(|d| d.path == path);
+        if kept(&self.parent, parent) {
+            // A second file in the same directory (under the same one above it).
+            if let Some(dir) = self.parent.as_mut().filter(|dir| dir.fd.is_none()) {
+                dir.fd = match opened(&self.grandparent) {
+                    Some(above) => open_dir(above, parent_name),
+                    None => self.root.as_ref().and_then(|root| open_dir(root, parent)),
+                };
+            }
+            return match opened(&self.parent) {
+                Some(_) => (Base::Parent, name),
+                None => (Base::Root, rel),
+            };
+        }
+        self.parent = Some(OpenDir::new(parent));
+        if !kept(&self.grandparent, grandparent) {
+            self.grandparent = Some(OpenDir::new(grandparent));
+            return (Base::Root, rel);
+        }
+        // A second directory under the same one: keep that one open.
+        if let Some(dir) = self.grandparent.as_mut().filter(|dir| dir.fd.is_none()) {
+            dir.fd = self
+                .root
+                .as_ref()
+                .and_then(|root| open_dir(root, grandparent));
+        }
+        match opened(&self.grandparent) {
+            // `parent_name/name`: the end of `rel`.
+            Some(_) => (
+                Base::Grandparent,
+                &rel[rel.len() - parent_name.len() - 1 - name.len()..],
+            ),
+            None => (Base::Root, rel),
+        }
     }
 }
 
