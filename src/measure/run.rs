@@ -158,7 +158,7 @@ fn measure_here(
             trials: p.trials as u32,
         });
     };
-    report::ramp_of(
+    pacer_bench::source::ramp_of(
         &SysRoot::new(root),
         snapshot,
         cpus,

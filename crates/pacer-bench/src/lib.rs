@@ -11,6 +11,7 @@ pub mod offcpu;
 pub mod ramp;
 pub mod report;
 pub mod sched;
+pub mod source;
 pub mod stats;
 pub mod table;
 pub mod trace;

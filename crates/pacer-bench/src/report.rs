@@ -4,9 +4,7 @@
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
-use pacer_core::i18n::gettext;
 use pacer_core::machine::Snapshot;
-use pacer_core::sim::{RenderError, SimMachine};
 use pacer_core::values::CoreType;
 use pacer_core::SysRoot;
 use serde::{Deserialize, Serialize};
@@ -401,40 +399,6 @@ fn run_of(
             .filter(|_| !energy_trials.is_empty())
             .map(|counter| counter.domain.clone()),
     }
-}
-
-/// Why a ramp could not be had.
-#[derive(Debug, thiserror::Error)]
-pub enum RampError {
-    /// The root is marked simulated but holds no model state.
-    #[error("{}", gettext("the simulated machine's state is missing"))]
-    ModelMissing,
-    #[error(transparent)]
-    Model(#[from] RenderError),
-    #[error(transparent)]
-    Measurement(#[from] std::io::Error),
-}
-
-/// The ramp of `cpus` on the machine under `root`: from its model on a simulated machine,
-/// measured otherwise. What pacerctl, the window and the helper all do.
-pub fn ramp_of(
-    root: &SysRoot,
-    snapshot: &Snapshot,
-    cpus: &[u32],
-    options: RampOptions,
-    profile: Option<String>,
-    progress: &mut dyn FnMut(Progress),
-    cancel: &AtomicBool,
-) -> Result<RampReport, RampError> {
-    if snapshot.simulated {
-        let machine = SimMachine::load(root.root())?.ok_or(RampError::ModelMissing)?;
-        return Ok(crate::model::simulated_ramp(
-            &machine, snapshot, cpus, profile,
-        ));
-    }
-    Ok(measure_ramp(
-        root, snapshot, cpus, options, profile, progress, cancel,
-    )?)
 }
 
 #[cfg(test)]

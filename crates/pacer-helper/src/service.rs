@@ -9,7 +9,8 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-use pacer_bench::report::{ramp_of, Progress, RampOptions};
+use pacer_bench::report::{Progress, RampOptions};
+use pacer_bench::source::ramp_of;
 use pacer_core::machine::Snapshot;
 use pacer_core::profile::expectation;
 use pacer_core::status_json::StatusDocument;

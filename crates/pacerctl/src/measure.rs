@@ -67,7 +67,7 @@ fn ramp(
         ..RampOptions::default()
     };
     let mut progress = progress_line(trials * cpus.len());
-    Ok(report::ramp_of(
+    Ok(pacer_bench::source::ramp_of(
         root,
         snapshot,
         cpus,
@@ -119,7 +119,7 @@ pub fn run_ramp(
     let snapshot = Snapshot::read(root)?;
     let cpus = cpus(&snapshot, wanted)?;
     let cancel = AtomicBool::new(false);
-    let runtime = crate::runtime()?;
+    let runtime = crate::runtime::new()?;
     let profile = runtime.block_on(active_profile());
     let mut report = match runtime.block_on(ramp_through_helper(&cpus, trials))? {
         Some(mut report) => {
@@ -168,7 +168,7 @@ pub fn run_wakeup(root: &SysRoot, cpus: &str, trials: usize, json: bool) -> anyh
         bail!(fill(gettext("there is no CPU {cpu} here"), &[("cpu", cpu)]));
     }
     let cancel = AtomicBool::new(false);
-    let profile = crate::runtime()?.block_on(active_profile());
+    let profile = crate::runtime::new()?.block_on(active_profile());
     let report = pacer_bench::wakeup::measure_wakeup(
         &snapshot,
         pair,
