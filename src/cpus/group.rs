@@ -16,7 +16,7 @@ use relm4::{adw, gtk};
 
 use adw::prelude::*;
 
-use super::{Choice, Selectors};
+use super::view::{Choice, Selectors};
 use crate::change::Change;
 
 /// What a group starts with: its selectors, and each policy's when it has several.
@@ -293,7 +293,7 @@ mod tests {
     use relm4::factory::FactoryVecDeque;
 
     use super::*;
-    use crate::cpus::CpusView;
+    use crate::cpus::view::CpusView;
     use crate::testing::{on_gtk_thread, run_main_context_until, simulated_status};
 
     #[test]

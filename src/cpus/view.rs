@@ -1,0 +1,224 @@
+//! What the CPUs page shows, as data: the selectors of every core, of each core type and of
+//! each policy, offering only what the kernel offers for all the policies they cover.
+
+use pacer_core::i18n::{fill, gettext};
+use pacer_core::machine::{cores_heading, Policy, Snapshot};
+use pacer_core::values::{CoreType, Epp, Governor};
+use pacer_core::CpuSet;
+
+/// A selector's options (kernel values: governors, EPP) and what the policies it covers
+/// have now.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Choice<T> {
+    /// What every covered policy offers.
+    pub options: Vec<T>,
+    /// The value all covered policies share; `None` when they differ or it is unknown.
+    pub current: Option<T>,
+}
+
+impl<T: Clone + PartialEq> Choice<T> {
+    fn of(
+        policies: &[&Policy],
+        options: impl Fn(&Policy) -> Option<&Vec<T>>,
+        value: impl Fn(&Policy) -> Option<T>,
+    ) -> Option<Choice<T>> {
+        let mut lists = policies.iter().map(|p| options(p));
+        let first = lists.next()??.clone();
+        // Only what every policy takes: one write must succeed on all of them.
+        let offered: Vec<T> = lists.try_fold(first, |common, list| {
+            let list = list?;
+            Some(common.into_iter().filter(|o| list.contains(o)).collect())
+        })?;
+        let mut values = policies.iter().map(|p| value(p));
+        let first_value = values.next().flatten();
+        let current = first_value.filter(|first| values.all(|v| v.as_ref() == Some(first)));
+        Some(Choice {
+            options: offered,
+            current,
+        })
+    }
+}
+
+impl Choice<Governor> {
+    fn governor(policies: &[&Policy]) -> Option<Choice<Governor>> {
+        Choice::of(
+            policies,
+            |p| p.available_governors.as_ref(),
+            |p| p.governor.clone(),
+        )
+    }
+}
+
+impl Choice<Epp> {
+    fn epp(policies: &[&Policy]) -> Option<Choice<Epp>> {
+        Choice::of(policies, |p| p.available_epp.as_ref(), |p| p.epp)
+    }
+}
+
+/// One set of selectors: a core type, every core, or one policy.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Selectors {
+    pub title: String,
+    pub policies: Vec<u32>,
+    pub governor: Option<Choice<Governor>>,
+    pub epp: Option<Choice<Epp>>,
+    /// Why EPP cannot be chosen now, when the kernel would refuse it.
+    pub epp_locked: Option<String>,
+}
+
+impl Selectors {
+    fn of(title: String, policies: &[&Policy], pinned: &[u32]) -> Selectors {
+        let ids: Vec<u32> = policies.iter().map(|p| p.id).collect();
+        let locked = ids.iter().any(|id| pinned.contains(id));
+        Selectors {
+            title,
+            governor: Choice::governor(policies),
+            epp: Choice::epp(policies),
+            epp_locked: locked.then(|| {
+                gettext("The performance governor holds EPP at performance: the kernel refuses other values (EBUSY) until the governor is powersave.")
+            }),
+            policies: ids,
+        }
+    }
+
+    /// What decides the widgets' layout (not their current values).
+    fn shape(&self) -> Shape {
+        Shape {
+            title: self.title.clone(),
+            policies: self.policies.clone(),
+            governors: self.governor.as_ref().map(|c| c.options.clone()),
+            epps: self.epp.as_ref().map(|c| c.options.clone()),
+        }
+    }
+}
+
+/// The layout of one set of selectors: when it changes, the widgets are built anew.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) struct Shape {
+    title: String,
+    policies: Vec<u32>,
+    governors: Option<Vec<Governor>>,
+    epps: Option<Vec<Epp>>,
+}
+
+/// A core type's group: its selectors, and each of its policies.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TypeGroup {
+    pub core_type: Option<CoreType>,
+    pub cpus: CpuSet,
+    pub all: Selectors,
+    pub each: Vec<Selectors>,
+}
+
+/// What the page shows: a group for every core and one per core type (only the per-type
+/// groups where all cores are alike).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CpusView {
+    pub every_core: Option<Selectors>,
+    pub groups: Vec<TypeGroup>,
+}
+
+impl CpusView {
+    pub fn of(snapshot: &Snapshot) -> CpusView {
+        let pinned = snapshot.epp_pinned();
+        let active: Vec<&Policy> = snapshot.policies.iter().filter(|p| p.is_active()).collect();
+        let mut types: Vec<Option<CoreType>> = active.iter().map(|p| p.core_type).collect();
+        types.sort();
+        types.dedup();
+        // Performance cores first; cores of no single type last.
+        types.sort_by_key(|t| t.is_none());
+        let groups: Vec<TypeGroup> = types
+            .iter()
+            .map(|&core_type| {
+                let members: Vec<&Policy> = active
+                    .iter()
+                    .copied()
+                    .filter(|p| p.core_type == core_type)
+                    .collect();
+                let each = members
+                    .iter()
+                    .map(|p| {
+                        let title = fill(
+                            gettext("Policy {policy} (CPU {cpus})"),
+                            &[("policy", &p.id), ("cpus", &p.online_cpus)],
+                        );
+                        Selectors::of(title, &[p], &pinned)
+                    })
+                    .collect();
+                TypeGroup {
+                    core_type,
+                    cpus: members.iter().flat_map(|p| p.online_cpus.iter()).collect(),
+                    all: Selectors::of(cores_heading(core_type), &members, &pinned),
+                    each,
+                }
+            })
+            .collect();
+        let every_core =
+            (groups.len() > 1).then(|| Selectors::of(gettext("Every core"), &active, &pinned));
+        CpusView { every_core, groups }
+    }
+
+    /// What decides the page's layout: each set of selectors' shape.
+    pub(super) fn shape(&self) -> Vec<Shape> {
+        self.every_core
+            .iter()
+            .chain(
+                self.groups
+                    .iter()
+                    .flat_map(|g| std::iter::once(&g.all).chain(&g.each)),
+            )
+            .map(Selectors::shape)
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use super::*;
+    use crate::testing::simulated_status;
+
+    fn snapshot_of(model: &str, writes: &[(&str, &str)]) -> Snapshot {
+        simulated_status(model, writes).snapshot
+    }
+
+    #[test]
+    fn a_hybrid_laptop_has_a_group_per_core_type_and_one_for_every_core() {
+        let view = CpusView::of(&snapshot_of("intel-hybrid", &[]));
+        let every = view.every_core.as_ref().unwrap();
+        assert_eq!(every.policies.len(), 16);
+        assert_eq!(view.groups.len(), 2);
+        assert_eq!(view.groups[0].core_type, Some(CoreType::Performance));
+        assert_eq!(view.groups[0].each.len(), 8);
+        let governor = view.groups[0].all.governor.as_ref().unwrap();
+        assert_eq!(
+            governor.options,
+            [Governor::performance(), Governor::powersave()]
+        );
+        assert_eq!(governor.current, Some(Governor::powersave()));
+        assert!(view.groups[0].all.epp_locked.is_none());
+    }
+
+    #[test]
+    fn the_performance_governor_locks_epp_and_differing_values_show_as_mixed() {
+        let path = "sys/devices/system/cpu/cpufreq/policy0/scaling_governor";
+        let view = CpusView::of(&snapshot_of("intel-hybrid", &[(path, "performance")]));
+        let p_cores = &view.groups[0];
+        assert!(p_cores.all.epp_locked.is_some());
+        assert_eq!(p_cores.all.governor.as_ref().unwrap().current, None);
+        assert!(p_cores.each[0].epp_locked.is_some());
+        assert!(p_cores.each[1].epp_locked.is_none());
+        assert!(view.groups[1].all.epp_locked.is_none());
+    }
+
+    #[test]
+    fn a_board_without_core_types_or_a_vm_without_cpufreq() {
+        let arm = CpusView::of(&snapshot_of("arm-rk3588", &[]));
+        assert!(arm.every_core.is_some());
+        // Only what the kernel offers: cpufreq-dt has no EPP.
+        assert!(arm.groups.iter().all(|g| g.all.epp.is_none()));
+        let vm = CpusView::of(&snapshot_of("vm", &[]));
+        assert!(vm.groups.is_empty() && vm.every_core.is_none());
+    }
+}
