@@ -2,12 +2,9 @@
 //! whether anyone can see it, and the log line of its first frame.
 
 use relm4::gtk::glib;
-use relm4::prelude::*;
 use relm4::{adw, gtk};
 
 use adw::prelude::*;
-
-use super::{Window, WindowMsg};
 
 /// A page as the stack shows it: scrolling, and no wider than reads well.
 pub(super) fn scrolled(page: &gtk::Widget) -> gtk::ScrolledWindow {
@@ -24,11 +21,11 @@ pub(super) fn scrolled(page: &gtk::Widget) -> gtk::ScrolledWindow {
 }
 
 /// Alt+1, 2, 3 go to the pages (as tabs do in GNOME applications); Ctrl+M measures the
-/// ramp-up; Ctrl+W closes the window and Ctrl+Q quits.
+/// ramp-up (`measure`, once the Measure page shows); Ctrl+W closes the window and Ctrl+Q quits.
 pub(super) fn add_shortcuts(
     root: &adw::ApplicationWindow,
     stack: &adw::ViewStack,
-    sender: &ComponentSender<Window>,
+    measure: impl Fn() + 'static,
 ) {
     let controller = gtk::ShortcutController::new();
     let add = |trigger: &str, action: gtk::CallbackAction| {
@@ -46,12 +43,12 @@ pub(super) fn add_shortcuts(
             }),
         );
     }
-    let (pages, input) = (stack.clone(), sender.input_sender().clone());
+    let pages = stack.clone();
     add(
         "<Control>m",
         gtk::CallbackAction::new(move |_, _| {
             pages.set_visible_child_name("measure");
-            input.emit(WindowMsg::Measure);
+            measure();
             glib::Propagation::Stop
         }),
     );
@@ -73,13 +70,15 @@ pub(super) fn add_shortcuts(
     root.add_controller(controller);
 }
 
-/// Tells the window whether anyone can see it: mapped, and not minimised.
-pub(super) fn watch_visibility(root: &adw::ApplicationWindow, sender: &ComponentSender<Window>) {
-    let input = sender.input_sender().clone();
-    root.connect_unmap(move |_| input.emit(WindowMsg::Watched(false)));
-    let input = sender.input_sender().clone();
-    root.connect_map(move |_| input.emit(WindowMsg::Watched(true)));
-    let input = sender.input_sender().clone();
+/// Tells `seen` whether anyone can see the window: mapped, and not minimised.
+pub(super) fn watch_visibility(
+    root: &adw::ApplicationWindow,
+    seen: impl Fn(bool) + Clone + 'static,
+) {
+    let unmapped = seen.clone();
+    root.connect_unmap(move |_| unmapped(false));
+    let mapped = seen.clone();
+    root.connect_map(move |_| mapped(true));
     root.connect_realize(move |window| {
         let Some(toplevel) = window
             .surface()
@@ -87,12 +86,12 @@ pub(super) fn watch_visibility(root: &adw::ApplicationWindow, sender: &Component
         else {
             return;
         };
-        let input = input.clone();
+        let seen = seen.clone();
         toplevel.connect_state_notify(move |toplevel| {
             let minimised = toplevel
                 .state()
                 .contains(gtk::gdk::ToplevelState::MINIMIZED);
-            input.emit(WindowMsg::Watched(!minimised));
+            seen(!minimised);
         });
     });
 }

@@ -257,7 +257,8 @@ impl Component for Window {
             .sync_create()
             .build();
 
-        add_shortcuts(&root, stack, &sender);
+        let input = sender.input_sender().clone();
+        add_shortcuts(&root, stack, move || input.emit(WindowMsg::Measure));
         let mut model = model;
         model.stack = stack.clone();
         model.add_menu(&widgets.header, &sender);
@@ -271,7 +272,8 @@ impl Component for Window {
                 input.emit(WindowMsg::Present);
             }
         });
-        watch_visibility(&root, &sender);
+        let input = sender.input_sender().clone();
+        watch_visibility(&root, move |seen| input.emit(WindowMsg::Watched(seen)));
         log_first_frame(&root);
 
         // Both loops end with the window: relm4 drops them when the component shuts down.
