@@ -227,14 +227,4 @@ impl SimMachine {
             Some("intel_pstate" | "amd-pstate-epp") | None
         )
     }
-
-    /// Lays the machine out under `root`, replacing any tree there.
-    pub fn render(&self, root: &std::path::Path) -> Result<(), RenderError> {
-        render::render(self, root)
-    }
-
-    /// Loads the machine kept in `root`, if `root` holds one.
-    pub fn load(root: &std::path::Path) -> Result<Option<SimMachine>, RenderError> {
-        render::load(root)
-    }
 }

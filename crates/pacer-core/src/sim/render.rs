@@ -445,38 +445,40 @@ fn opp_energy_model(tree: &mut Tree, machine: &SimMachine, policy: &SimPolicy, i
     tree.ro(format!("{dir}/flags"), flags);
 }
 
-/// Lays `machine` out under `root` and saves its state there.
-pub(super) fn render(machine: &SimMachine, root: &Path) -> Result<(), RenderError> {
-    let state_path = root.join(STATE_FILE);
-    let holds_machine = state_path.is_file();
-    // Empty but for our own lock is empty.
-    let empty = match fs::read_dir(root) {
-        Ok(entries) => entries
-            .filter_map(Result::ok)
-            .all(|entry| entry.file_name() == ".pacer-sim"),
-        Err(error) if error.kind() == io::ErrorKind::NotFound => true,
-        Err(error) => return Err(io_error(root)(error)),
-    };
-    if !holds_machine && !empty {
-        return Err(RenderError::NotEmpty(root.to_owned()));
+impl SimMachine {
+    /// Lays the machine out under `root`, replacing any tree there, and saves its state there.
+    pub fn render(&self, root: &Path) -> Result<(), RenderError> {
+        let state_path = root.join(STATE_FILE);
+        let holds_machine = state_path.is_file();
+        // Empty but for our own lock is empty.
+        let empty = match fs::read_dir(root) {
+            Ok(entries) => entries
+                .filter_map(Result::ok)
+                .all(|entry| entry.file_name() == ".pacer-sim"),
+            Err(error) if error.kind() == io::ErrorKind::NotFound => true,
+            Err(error) => return Err(io_error(root)(error)),
+        };
+        if !holds_machine && !empty {
+            return Err(RenderError::NotEmpty(root.to_owned()));
+        }
+        let tree = build(self);
+        sync(root, &tree)?;
+        let state = serde_json::to_string_pretty(self).map_err(|source| RenderError::State {
+            path: state_path.clone(),
+            source,
+        })?;
+        write_atomically(&state_path, state.as_bytes(), 0o644)
     }
-    let tree = build(machine);
-    sync(root, &tree)?;
-    let state = serde_json::to_string_pretty(machine).map_err(|source| RenderError::State {
-        path: state_path.clone(),
-        source,
-    })?;
-    write_atomically(&state_path, state.as_bytes(), 0o644)
-}
 
-/// Loads the machine under `root`; `None` when `root` holds none.
-pub(super) fn load(root: &Path) -> Result<Option<SimMachine>, RenderError> {
-    let path = root.join(STATE_FILE);
-    match fs::read_to_string(&path) {
-        Ok(text) => serde_json::from_str(&text)
-            .map(Some)
-            .map_err(|source| RenderError::State { path, source }),
-        Err(error) if error.kind() == io::ErrorKind::NotFound => Ok(None),
-        Err(error) => Err(io_error(&path)(error)),
+    /// Loads the machine kept in `root`; `None` when `root` holds none.
+    pub fn load(root: &Path) -> Result<Option<SimMachine>, RenderError> {
+        let path = root.join(STATE_FILE);
+        match fs::read_to_string(&path) {
+            Ok(text) => serde_json::from_str(&text)
+                .map(Some)
+                .map_err(|source| RenderError::State { path, source }),
+            Err(error) if error.kind() == io::ErrorKind::NotFound => Ok(None),
+            Err(error) => Err(io_error(&path)(error)),
+        }
     }
 }

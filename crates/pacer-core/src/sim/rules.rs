@@ -14,8 +14,8 @@ use super::{SimDriver, SimMachine, SimPolicy};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum WriteError {
     /// `EBUSY`: EPP above 0 under the performance policy (`docs/kernel.md` 2.3, 3); `off`
-    /// while HWP is on (intel_pstate.c `intel_pstate_update_status()`, kernel.md 2.1); any
-    /// attribute of an inactive policy (cpufreq.c `show()` and `store()`, kernel.md 1.1).
+    /// while HWP is on (intel_pstate.c `intel_pstate_update_status()`, docs/kernel.md 2.1); any
+    /// attribute of an inactive policy (cpufreq.c `show()` and `store()`, docs/kernel.md 1.1).
     Busy,
     /// `EINVAL`: a value the file does not take.
     Invalid,
@@ -182,8 +182,8 @@ impl SimMachine {
     /// `store_scaling_governor()`: a setpolicy driver takes only `performance` and
     /// `powersave` (`docs/kernel.md` 2.1); a target driver any registered governor.
     /// intel_pstate's EPP save and restore runs only when the policy changes
-    /// (`intel_pstate_hwp_set()`, kernel.md 2.4); amd-pstate pins EPP to 0 under performance
-    /// and keeps it after (`amd_pstate_epp_update_limit()`, kernel.md 3).
+    /// (`intel_pstate_hwp_set()`, docs/kernel.md 2.4); amd-pstate pins EPP to 0 under performance
+    /// and keeps it after (`amd_pstate_epp_update_limit()`, docs/kernel.md 3).
     fn write_governor(&mut self, index: usize, value: &str) -> Result<(), WriteError> {
         let setpolicy = !self.has_generic_governors();
         let governor = value.to_ascii_lowercase();
