@@ -5,6 +5,7 @@
 
 mod cli;
 mod measure;
+mod runtime;
 mod set;
 mod simulate;
 mod status;
@@ -48,14 +49,6 @@ fn main() -> ExitCode {
     }
 }
 
-/// One thread is plenty for a command-line tool waiting on the bus.
-pub(crate) fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")
-}
-
 fn run(cli: &Cli) -> anyhow::Result<()> {
     if let Command::Simulate { action } = &cli.command {
         return match action {
@@ -73,7 +66,7 @@ fn run(cli: &Cli) -> anyhow::Result<()> {
     let root = pacer_core::SysRoot::new(machine.root());
     match &cli.command {
         Command::Status { json } => {
-            let status = runtime()?
+            let status = runtime::new()?
                 .block_on(pacer_core::status::Status::gather(&root))
                 .with_context(|| gettext("cannot read the machine's CPU state"))?;
             let mut out = std::io::stdout().lock();
@@ -91,15 +84,15 @@ fn run(cli: &Cli) -> anyhow::Result<()> {
         Command::Watch { json } => {
             // A simulated machine started here keeps moving while it is watched.
             let _ticker = simulate::ticker(&machine);
-            runtime()?.block_on(watch::run(&root, *json))
+            runtime::new()?.block_on(watch::run(&root, *json))
         }
         Command::Set {
             setting,
             target,
             session,
-        } => runtime()?.block_on(set::set(&root, setting, target, *session)),
+        } => runtime::new()?.block_on(set::set(&root, setting, target, *session)),
         Command::Fix { dry_run, session } => {
-            runtime()?.block_on(set::fix(&root, *dry_run, *session))
+            runtime::new()?.block_on(set::fix(&root, *dry_run, *session))
         }
         Command::Measure { kind } => match kind {
             MeasureKind::Ramp {
@@ -116,7 +109,7 @@ fn run(cli: &Cli) -> anyhow::Result<()> {
                 trials,
                 format,
                 session,
-            } => runtime()?.block_on(measure::run_compare(
+            } => runtime::new()?.block_on(measure::run_compare(
                 &root, settings, cpus, *trials, format, *session,
             )),
         },
