@@ -26,48 +26,62 @@ pub const LAST_PAGE: &str = "last-page";
 /// since reading a key the schema lacks aborts the process too.
 const KEYS: [&str; 4] = [RUN_IN_BACKGROUND, NOTIFY_FINDINGS, REFRESH_HZ, LAST_PAGE];
 
-/// The application's settings, or why they are not available.
-pub fn open() -> Result<gio::Settings, String> {
-    open_with_backend(None)
-}
-
-/// The application's settings stored in `backend` (`None`: the default one, dconf on GNOME).
-pub fn open_with_backend(backend: Option<&gio::SettingsBackend>) -> Result<gio::Settings, String> {
-    let schema = find_schema()?;
-    Ok(gio::Settings::new_full(&schema, backend, None))
-}
-
-/// The schema as installed, else as compiled into the build tree by `build.rs`.
-fn find_schema() -> Result<gio::SettingsSchema, String> {
-    let installed = gio::SettingsSchemaSource::default();
-    let build_tree = option_env!("PACER_DEV_SCHEMA_DIR").and_then(|dir| {
-        gio::SettingsSchemaSource::from_directory(dir, installed.as_ref(), false).ok()
-    });
-    let mut outdated = false;
-    for source in installed.iter().chain(build_tree.iter()) {
-        if let Some(schema) = source.lookup(SCHEMA_ID, true) {
-            if KEYS.iter().all(|key| schema.has_key(key)) {
-                return Ok(schema);
-            }
-            outdated = true;
-        }
-    }
-    let template = if outdated {
-        // Translators: {schema} is a GSettings schema id such as io.github.pacerapp.Pacer.
-        gettext(
-            "The installed settings schema “{schema}” is from an older Pacer and lacks some \
-             settings. Install this version of Pacer to use them.",
-        )
-    } else {
+/// Why the application's settings cannot be had.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum SettingsError {
+    /// No schema with Pacer's id is installed or in the build tree.
+    #[error("{}", fill(
         // Translators: {schema} is a GSettings schema id such as io.github.pacerapp.Pacer;
         // glib-compile-schemas is a program, libglib2.0-bin the Debian package that has it.
         gettext(
             "The settings schema “{schema}” is not installed, so settings cannot be changed \
              or kept. Install Pacer, or build it with glib-compile-schemas available (Debian \
              package libglib2.0-bin).",
-        )
-    };
-    Err(fill(template, &[("schema", &SCHEMA_ID)]))
+        ),
+        &[("schema", &SCHEMA_ID)],
+    ))]
+    Missing,
+    /// The schema found is an older Pacer's, without some of the keys this one reads.
+    #[error("{}", fill(
+        // Translators: {schema} is a GSettings schema id such as io.github.pacerapp.Pacer.
+        gettext(
+            "The installed settings schema “{schema}” is from an older Pacer and lacks some \
+             settings. Install this version of Pacer to use them.",
+        ),
+        &[("schema", &SCHEMA_ID)],
+    ))]
+    Outdated,
+}
+
+/// The application's settings, or why they are not available.
+pub fn open() -> Result<gio::Settings, SettingsError> {
+    open_with_backend(None)
+}
+
+/// The application's settings stored in `backend` (`None`: the default one, dconf on GNOME).
+pub fn open_with_backend(
+    backend: Option<&gio::SettingsBackend>,
+) -> Result<gio::Settings, SettingsError> {
+    let schema = find_schema()?;
+    Ok(gio::Settings::new_full(&schema, backend, None))
+}
+
+/// The schema as installed, else as compiled into the build tree by `build.rs`.
+fn find_schema() -> Result<gio::SettingsSchema, SettingsError> {
+    let installed = gio::SettingsSchemaSource::default();
+    let build_tree = option_env!("PACER_DEV_SCHEMA_DIR").and_then(|dir| {
+        gio::SettingsSchemaSource::from_directory(dir, installed.as_ref(), false).ok()
+    });
+    let mut problem = SettingsError::Missing;
+    for source in installed.iter().chain(build_tree.iter()) {
+        if let Some(schema) = source.lookup(SCHEMA_ID, true) {
+            if KEYS.iter().all(|key| schema.has_key(key)) {
+                return Ok(schema);
+            }
+            problem = SettingsError::Outdated;
+        }
+    }
+    Err(problem)
 }
 
 #[cfg(test)]
