@@ -163,8 +163,8 @@ pub fn evaluate(inputs: FindingInputs<'_>) -> Vec<Finding> {
 
 /// The performance governor of a setpolicy driver pins EPP at 0 and refuses other values
 /// with EBUSY (`docs/kernel.md` 2.3); intel_pstate restores the EPP it saved once the
-/// governor goes back to powersave (`intel_pstate_hwp_set()`, kernel.md 2.4), amd-pstate keeps
-/// performance (kernel.md 3).
+/// governor goes back to powersave (`intel_pstate_hwp_set()`, docs/kernel.md 2.4), amd-pstate keeps
+/// performance (docs/kernel.md 3).
 fn forced_by_governor(
     snapshot: &Snapshot,
     profile: Option<&ProfileState>,

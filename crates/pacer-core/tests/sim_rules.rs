@@ -93,13 +93,13 @@ fn intel_pstate_active_mode() {
         "intel-hybrid",
         vec![
             row(
-                "kernel.md 2.1: setpolicy drivers take performance and powersave only",
+                "docs/kernel.md 2.1: setpolicy drivers take performance and powersave only",
                 policy(0, "scaling_governor"),
                 "schedutil",
                 Err(Invalid),
             ),
             row(
-                "kernel.md 2.2: names map to the model's numbers",
+                "docs/kernel.md 2.2: names map to the model's numbers",
                 policy(0, "energy_performance_preference"),
                 "balance_power",
                 Ok(()),
@@ -109,14 +109,14 @@ fn intel_pstate_active_mode() {
                 "balance_power\n",
             ),
             row(
-                "kernel.md 2.2: raw numbers since 5.9 print as the number",
+                "docs/kernel.md 2.2: raw numbers since 5.9 print as the number",
                 policy(0, "energy_performance_preference"),
                 "128",
                 Ok(()),
             )
             .then(policy(0, "energy_performance_preference"), "128\n"),
             row(
-                "kernel.md 2.2: 102 is balance_performance on Alder Lake-L",
+                "docs/kernel.md 2.2: 102 is balance_performance on Alder Lake-L",
                 policy(0, "energy_performance_preference"),
                 "102",
                 Ok(()),
@@ -126,19 +126,19 @@ fn intel_pstate_active_mode() {
                 "balance_performance\n",
             ),
             row(
-                "kernel.md 2.2: above 255 is EINVAL",
+                "docs/kernel.md 2.2: above 255 is EINVAL",
                 policy(0, "energy_performance_preference"),
                 "256",
                 Err(Invalid),
             ),
             row(
-                "kernel.md 2.2: unknown names are EINVAL",
+                "docs/kernel.md 2.2: unknown names are EINVAL",
                 policy(0, "energy_performance_preference"),
                 "turbo",
                 Err(Invalid),
             ),
             row(
-                "kernel.md 2.3: performance forces EPP 0",
+                "docs/kernel.md 2.3: performance forces EPP 0",
                 policy(1, "scaling_governor"),
                 "performance",
                 Ok(()),
@@ -146,25 +146,25 @@ fn intel_pstate_active_mode() {
             .then(policy(1, "energy_performance_preference"), "performance\n")
             .then(policy(1, "scaling_governor"), "performance\n"),
             row(
-                "kernel.md 2.3: EPP above 0 under performance is EBUSY",
+                "docs/kernel.md 2.3: EPP above 0 under performance is EBUSY",
                 policy(1, "energy_performance_preference"),
                 "balance_performance",
                 Err(Busy),
             ),
             row(
-                "kernel.md 2.3: default is above 0 too",
+                "docs/kernel.md 2.3: default is above 0 too",
                 policy(1, "energy_performance_preference"),
                 "default",
                 Err(Busy),
             ),
             row(
-                "kernel.md 2.3: a raw 0 is accepted",
+                "docs/kernel.md 2.3: a raw 0 is accepted",
                 policy(1, "energy_performance_preference"),
                 "0",
                 Ok(()),
             ),
             row(
-                "kernel.md 1.3: EPB names use hyphens; normal is 7 on ADL-L",
+                "docs/kernel.md 1.3: EPB names use hyphens; normal is 7 on ADL-L",
                 "sys/devices/system/cpu/cpu2/power/energy_perf_bias".into(),
                 "normal",
                 Ok(()),
@@ -174,33 +174,33 @@ fn intel_pstate_active_mode() {
                 "7\n",
             ),
             row(
-                "kernel.md 1.3: EPB is 0-15",
+                "docs/kernel.md 1.3: EPB is 0-15",
                 "sys/devices/system/cpu/cpu2/power/energy_perf_bias".into(),
                 "16",
                 Err(Invalid),
             ),
             row(
-                "kernel.md 1.3: no_turbo",
+                "docs/kernel.md 1.3: no_turbo",
                 "sys/devices/system/cpu/intel_pstate/no_turbo".into(),
                 "1",
                 Ok(()),
             )
             .then("sys/devices/system/cpu/intel_pstate/no_turbo".into(), "1\n"),
             row(
-                "kernel.md 1.2: limits are clamped to the hardware's",
+                "docs/kernel.md 1.2: limits are clamped to the hardware's",
                 policy(2, "scaling_max_freq"),
                 "9999999",
                 Ok(()),
             )
             .then(policy(2, "scaling_max_freq"), "4700000\n"),
             row(
-                "kernel.md 1.2: limits are numbers",
+                "docs/kernel.md 1.2: limits are numbers",
                 policy(2, "scaling_max_freq"),
                 "fast",
                 Err(Invalid),
             ),
             row(
-                "kernel.md 1.2: read-only attributes refuse writes",
+                "docs/kernel.md 1.2: read-only attributes refuse writes",
                 policy(2, "cpuinfo_max_freq"),
                 "1",
                 Err(ReadOnly),
@@ -218,20 +218,20 @@ fn intel_pstate_active_mode() {
                 Err(NoFile),
             ),
             row(
-                "kernel.md 4.3: EAS impossible with SMT: EOPNOTSUPP",
+                "docs/kernel.md 4.3: EAS impossible with SMT: EOPNOTSUPP",
                 "proc/sys/kernel/sched_energy_aware".into(),
                 "1",
                 Err(NotSupported),
             )
             .then("proc/sys/kernel/sched_energy_aware".into(), ""),
             row(
-                "kernel.md 2.1: off is refused while HWP is on",
+                "docs/kernel.md 2.1: off is refused while HWP is on",
                 "sys/devices/system/cpu/intel_pstate/status".into(),
                 "off",
                 Err(Busy),
             ),
             row(
-                "kernel.md 2.1: status takes active, passive, off",
+                "docs/kernel.md 2.1: status takes active, passive, off",
                 "sys/devices/system/cpu/intel_pstate/status".into(),
                 "sideways",
                 Err(Invalid),
@@ -247,7 +247,7 @@ fn intel_pstate_passive_mode_and_eas() {
         "intel-hybrid-nosmt",
         vec![
             row(
-                "kernel.md 2.1: passive swaps the driver and the governor list",
+                "docs/kernel.md 2.1: passive swaps the driver and the governor list",
                 "sys/devices/system/cpu/intel_pstate/status".into(),
                 "passive",
                 Ok(()),
@@ -256,33 +256,33 @@ fn intel_pstate_passive_mode_and_eas() {
             .then(policy(0, "scaling_available_governors"), available)
             .then(policy(0, "scaling_governor"), "schedutil\n"),
             row(
-                "kernel.md 4.1: schedutil everywhere, no SMT, asymmetric: EAS possible",
+                "docs/kernel.md 4.1: schedutil everywhere, no SMT, asymmetric: EAS possible",
                 "proc/sys/kernel/sched_energy_aware".into(),
                 "0",
                 Ok(()),
             )
             .then("proc/sys/kernel/sched_energy_aware".into(), "0\n"),
             row(
-                "kernel.md 4.3: writing 1 turns it back on",
+                "docs/kernel.md 4.3: writing 1 turns it back on",
                 "proc/sys/kernel/sched_energy_aware".into(),
                 "1",
                 Ok(()),
             )
             .then("proc/sys/kernel/sched_energy_aware".into(), "1\n"),
             row(
-                "kernel.md 4.3: only 0 and 1",
+                "docs/kernel.md 4.3: only 0 and 1",
                 "proc/sys/kernel/sched_energy_aware".into(),
                 "2",
                 Err(Invalid),
             ),
             row(
-                "kernel.md 2.3: passive mode has no EBUSY rule",
+                "docs/kernel.md 2.3: passive mode has no EBUSY rule",
                 policy(0, "scaling_governor"),
                 "performance",
                 Ok(()),
             ),
             row(
-                "kernel.md 2.3: EPP under performance in passive mode",
+                "docs/kernel.md 2.3: EPP under performance in passive mode",
                 policy(0, "energy_performance_preference"),
                 "power",
                 Ok(()),
@@ -290,13 +290,13 @@ fn intel_pstate_passive_mode_and_eas() {
             .then(policy(0, "energy_performance_preference"), "power\n")
             .then("proc/sys/kernel/sched_energy_aware".into(), ""),
             row(
-                "kernel.md 4.3: one policy off schedutil makes EAS impossible",
+                "docs/kernel.md 4.3: one policy off schedutil makes EAS impossible",
                 "proc/sys/kernel/sched_energy_aware".into(),
                 "1",
                 Err(NotSupported),
             ),
             row(
-                "kernel.md 2.1: back to active: powersave, hwp_dynamic_boost back",
+                "docs/kernel.md 2.1: back to active: powersave, hwp_dynamic_boost back",
                 "sys/devices/system/cpu/intel_pstate/status".into(),
                 "active",
                 Ok(()),
@@ -317,20 +317,20 @@ fn amd_pstate_rules() {
         "amd-zen4",
         vec![
             row(
-                "kernel.md 3: raw numbers are EINVAL (sysfs_match_string only)",
+                "docs/kernel.md 3: raw numbers are EINVAL (sysfs_match_string only)",
                 policy(0, "energy_performance_preference"),
                 "128",
                 Err(Invalid),
             ),
             row(
-                "kernel.md 3: names are fine",
+                "docs/kernel.md 3: names are fine",
                 policy(0, "energy_performance_preference"),
                 "power",
                 Ok(()),
             )
             .then(policy(0, "energy_performance_preference"), "power\n"),
             row(
-                "kernel.md 3: performance pins EPP and shrinks the list",
+                "docs/kernel.md 3: performance pins EPP and shrinks the list",
                 policy(0, "scaling_governor"),
                 "performance",
                 Ok(()),
@@ -341,53 +341,53 @@ fn amd_pstate_rules() {
                 "performance\n",
             ),
             row(
-                "kernel.md 3: EPP above 0 under performance is EBUSY",
+                "docs/kernel.md 3: EPP above 0 under performance is EBUSY",
                 policy(0, "energy_performance_preference"),
                 "power",
                 Err(Busy),
             ),
             row(
-                "kernel.md 3: no restore after performance",
+                "docs/kernel.md 3: no restore after performance",
                 policy(0, "scaling_governor"),
                 "powersave",
                 Ok(()),
             )
             .then(policy(0, "energy_performance_preference"), "performance\n"),
             row(
-                "kernel.md 1.3: global boost",
+                "docs/kernel.md 1.3: global boost",
                 "sys/devices/system/cpu/cpufreq/boost".into(),
                 "0",
                 Ok(()),
             )
             .then("sys/devices/system/cpu/cpufreq/boost".into(), "0\n"),
             row(
-                "kernel.md 1.2: per-policy boost",
+                "docs/kernel.md 1.2: per-policy boost",
                 policy(3, "boost"),
                 "off",
                 Ok(()),
             )
             .then(policy(3, "boost"), "0\n"),
             row(
-                "kernel.md 1.3: no EPB on AMD",
+                "docs/kernel.md 1.3: no EPB on AMD",
                 "sys/devices/system/cpu/cpu0/power/energy_perf_bias".into(),
                 "6",
                 Err(NoFile),
             ),
             row(
-                "kernel.md 3: guided mode: amd-pstate, no EPP files",
+                "docs/kernel.md 3: guided mode: amd-pstate, no EPP files",
                 "sys/devices/system/cpu/amd_pstate/status".into(),
                 "guided",
                 Ok(()),
             )
             .then(policy(0, "scaling_driver"), "amd-pstate\n"),
             row(
-                "kernel.md 3: no EPP file in guided mode",
+                "docs/kernel.md 3: no EPP file in guided mode",
                 policy(0, "energy_performance_preference"),
                 "power",
                 Err(NoFile),
             ),
             row(
-                "kernel.md 3: status takes active, passive, guided, disable",
+                "docs/kernel.md 3: status takes active, passive, guided, disable",
                 "sys/devices/system/cpu/amd_pstate/status".into(),
                 "fast",
                 Err(Invalid),
@@ -402,7 +402,7 @@ fn cpufreq_dt_and_offline_cpus() {
         "arm-rk3588",
         vec![
             row(
-                "kernel.md 1.2: any registered governor",
+                "docs/kernel.md 1.2: any registered governor",
                 policy(4, "scaling_governor"),
                 "ondemand",
                 Ok(()),
@@ -410,13 +410,13 @@ fn cpufreq_dt_and_offline_cpus() {
             .then(policy(4, "scaling_governor"), "ondemand\n")
             .then("proc/sys/kernel/sched_energy_aware".into(), ""),
             row(
-                "kernel.md 1.2: unregistered governors are EINVAL",
+                "docs/kernel.md 1.2: unregistered governors are EINVAL",
                 policy(4, "scaling_governor"),
                 "turbo",
                 Err(Invalid),
             ),
             row(
-                "kernel.md 4.3: schedutil again: EAS possible again",
+                "docs/kernel.md 4.3: schedutil again: EAS possible again",
                 policy(4, "scaling_governor"),
                 "schedutil",
                 Ok(()),

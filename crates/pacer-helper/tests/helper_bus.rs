@@ -1,5 +1,8 @@
 //! The helper on a private system bus, with python-dbusmock's polkitd as polkit, changing a
 //! simulated machine through the kernel's rules.
+//!
+//! Longer than most files: one scenario per method and refusal, each a few lines over the
+//! shared rig (`common`); split, each file would start the same private bus.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 

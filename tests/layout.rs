@@ -1,0 +1,369 @@
+//! The house's plan, checked: no two modules of a crate use each other, directly or around a
+//! loop; a Rust file over 500 lines says at its top why it is long; and comments cite what
+//! the repository holds (`docs/`), not files beside the checkout.
+//!
+//! A module's uses are its `crate::` and `super::` paths, and its own submodules named in its
+//! code. A parent's `pub use` of its children (a facade, as `plot/mod.rs` has) is no use: the
+//! parent only names what the child offers.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::path::{Path, PathBuf};
+
+const TOP: &str = env!("CARGO_MANIFEST_DIR");
+
+/// Every crate's source directory: the GUI's and each of `crates/`.
+fn source_dirs() -> Vec<PathBuf> {
+    let top = Path::new(TOP);
+    let mut dirs = vec![top.join("src")];
+    for entry in fs::read_dir(top.join("crates")).unwrap() {
+        let src = entry.unwrap().path().join("src");
+        if src.is_dir() {
+            dirs.push(src);
+        }
+    }
+    dirs.sort();
+    dirs
+}
+
+fn rust_files(dir: &Path, found: &mut Vec<PathBuf>) {
+    for entry in fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            rust_files(&path, found);
+        } else if path.extension().is_some_and(|ext| ext == "rs") {
+            found.push(path);
+        }
+    }
+}
+
+/// `plot/mod.rs` → `plot`, `plot/ramp.rs` → `plot::ramp`, `lib.rs` → `` (the crate's root).
+fn module_path(src: &Path, file: &Path) -> String {
+    let relative = file.strip_prefix(src).unwrap().with_extension("");
+    let mut parts: Vec<String> = relative
+        .iter()
+        .map(|part| part.to_string_lossy().into_owned())
+        .collect();
+    if matches!(
+        parts.last().map(String::as_str),
+        Some("mod" | "lib" | "main")
+    ) {
+        parts.pop();
+    }
+    parts.join("::")
+}
+
+/// The code a module runs with: comments, its unit tests and its facade re-exports left out.
+fn code_of(text: &str) -> String {
+    // The unit tests, at the end of a file: `#[cfg(test)]`, perhaps more attributes, `mod tests`.
+    let lines: Vec<&str> = text.lines().collect();
+    let tests_start = (0..lines.len())
+        .find(|&at| {
+            lines[at].trim() == "#[cfg(test)]"
+                && lines[at + 1..]
+                    .iter()
+                    .find(|line| !line.trim_start().starts_with("#["))
+                    .is_some_and(|line| line.trim_start().starts_with("mod tests"))
+        })
+        .unwrap_or(lines.len());
+    let text = lines[..tests_start].join("\n");
+    let mut code = String::new();
+    let mut in_reexport = false;
+    for line in text.lines() {
+        let trimmed = line.trim_start();
+        if trimmed.starts_with("//") {
+            continue;
+        }
+        let reexport = ["pub use ", "pub(crate) use "]
+            .iter()
+            .find_map(|head| trimmed.strip_prefix(head));
+        if reexport.is_some_and(|path| !path.starts_with("crate::") && !path.starts_with("super::"))
+        {
+            in_reexport = !trimmed.contains(';');
+            continue;
+        }
+        if in_reexport {
+            in_reexport = !trimmed.contains(';');
+            continue;
+        }
+        code.push_str(line);
+        code.push('\n');
+    }
+    code
+}
+
+/// The identifier paths in `code` that start with `head` (`crate`, `super`, a module name),
+/// each as its segments after `head`.
+fn paths_after<'a>(code: &'a str, head: &str) -> Vec<Vec<&'a str>> {
+    let mut found = Vec::new();
+    let pattern = format!("{head}::");
+    let mut rest = code;
+    while let Some(at) = rest.find(&pattern) {
+        let before = rest[..at].chars().next_back();
+        let tail = &rest[at + pattern.len()..];
+        rest = tail;
+        if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':') {
+            continue;
+        }
+        let end = tail
+            .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':'))
+            .unwrap_or(tail.len());
+        let segments: Vec<&str> = tail[..end]
+            .split("::")
+            .filter(|segment| !segment.is_empty())
+            .collect();
+        found.push(segments);
+    }
+    found
+}
+
+fn join(parent: &str, child: &str) -> String {
+    if parent.is_empty() {
+        child.to_owned()
+    } else {
+        format!("{parent}::{child}")
+    }
+}
+
+fn parent_of(module: &str) -> &str {
+    module.rsplit_once("::").map_or("", |(parent, _)| parent)
+}
+
+/// The longest module named by `base` followed by `segments`.
+fn deepest_module(modules: &BTreeSet<String>, base: &str, segments: &[&str]) -> Option<String> {
+    (0..=segments.len()).rev().find_map(|count| {
+        let candidate = segments[..count]
+            .iter()
+            .fold(base.to_owned(), |path, segment| join(&path, segment));
+        modules.contains(&candidate).then_some(candidate)
+    })
+}
+
+/// Each module of the crate under `src` and the modules it uses.
+fn uses_in(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
+    let mut files = Vec::new();
+    rust_files(src, &mut files);
+    // A program beside a library is a crate of its own, which uses the library by name.
+    if src.join("lib.rs").is_file() {
+        files.retain(|file| file != &src.join("main.rs"));
+    }
+    let texts: BTreeMap<String, String> = files
+        .iter()
+        .map(|file| (module_path(src, file), fs::read_to_string(file).unwrap()))
+        .collect();
+    let modules: BTreeSet<String> = texts.keys().cloned().collect();
+    let mut graph = BTreeMap::new();
+    for (module, text) in &texts {
+        let code = code_of(text);
+        let mut used = BTreeSet::new();
+        for segments in paths_after(&code, "crate") {
+            used.extend(deepest_module(&modules, "", &segments));
+        }
+        for segments in paths_after(&code, "super") {
+            // `super::super::x` climbs twice.
+            let climbs = segments.iter().take_while(|s| **s == "super").count();
+            let mut base = parent_of(module);
+            for _ in 0..climbs {
+                base = parent_of(base);
+            }
+            used.extend(deepest_module(&modules, base, &segments[climbs..]));
+        }
+        for child in modules
+            .iter()
+            .filter(|m| parent_of(m) == module && *m != module)
+        {
+            let name = child.rsplit("::").next().unwrap();
+            if !paths_after(&code, name).is_empty() {
+                used.insert(child.clone());
+            }
+        }
+        used.remove(module);
+        graph.insert(module.clone(), used);
+    }
+    graph
+}
+
+/// The loops of `graph` (Tarjan's strongly connected components of more than one module).
+fn loops(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<String>> {
+    struct Search<'a> {
+        graph: &'a BTreeMap<String, BTreeSet<String>>,
+        index: BTreeMap<&'a str, usize>,
+        low: BTreeMap<&'a str, usize>,
+        stack: Vec<&'a str>,
+        found: Vec<Vec<String>>,
+    }
+    impl<'a> Search<'a> {
+        fn visit(&mut self, module: &'a str) {
+            let number = self.index.len();
+            self.index.insert(module, number);
+            self.low.insert(module, number);
+            self.stack.push(module);
+            for used in &self.graph[module] {
+                if !self.index.contains_key(used.as_str()) {
+                    self.visit(used);
+                    let low = self.low[module].min(self.low[used.as_str()]);
+                    self.low.insert(module, low);
+                } else if self.stack.contains(&used.as_str()) {
+                    let low = self.low[module].min(self.index[used.as_str()]);
+                    self.low.insert(module, low);
+                }
+            }
+            if self.low[module] == self.index[module] {
+                let at = self.stack.iter().rposition(|m| *m == module).unwrap();
+                let component: Vec<String> = self.stack.drain(at..).map(str::to_owned).collect();
+                if component.len() > 1 {
+                    self.found.push(component);
+                }
+            }
+        }
+    }
+    let mut search = Search {
+        graph,
+        index: BTreeMap::new(),
+        low: BTreeMap::new(),
+        stack: Vec::new(),
+        found: Vec::new(),
+    };
+    for module in graph.keys() {
+        if !search.index.contains_key(module.as_str()) {
+            search.visit(module);
+        }
+    }
+    search.found
+}
+
+#[test]
+fn no_two_modules_use_each_other() {
+    let mut found = Vec::new();
+    let mut modules = 0;
+    for src in source_dirs() {
+        let graph = uses_in(&src);
+        modules += graph.len();
+        for component in loops(&graph) {
+            found.push(format!("{}: {}", src.display(), component.join(" → ")));
+        }
+    }
+    assert!(
+        modules > 50,
+        "only {modules} modules found: the walk missed the sources"
+    );
+    assert!(
+        found.is_empty(),
+        "modules that use each other:\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn the_loop_finder_finds_a_loop_and_a_facade_is_no_use() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path();
+    fs::create_dir(src.join("plot")).unwrap();
+    fs::write(src.join("lib.rs"), "mod a;\nmod b;\nmod plot;\n").unwrap();
+    fs::write(src.join("a.rs"), "use crate::b::Thing;\n").unwrap();
+    fs::write(src.join("b.rs"), "fn f() { super::a::g() }\n").unwrap();
+    fs::write(
+        src.join("plot/mod.rs"),
+        "mod ramp;\npub use self::{\n    ramp::Ramp,\n};\npub struct Palette;\n",
+    )
+    .unwrap();
+    fs::write(
+        src.join("plot/ramp.rs"),
+        "use super::Palette;\n#[cfg(test)]\nmod tests {\n    use crate::a::x;\n}\n",
+    )
+    .unwrap();
+    let graph = uses_in(src);
+    assert_eq!(graph["plot::ramp"], BTreeSet::from(["plot".to_owned()]));
+    assert!(graph["plot"].is_empty(), "{graph:?}");
+    let mut found = loops(&graph);
+    found.iter_mut().for_each(|component| component.sort());
+    assert_eq!(found, [vec!["a".to_owned(), "b".to_owned()]]);
+}
+
+#[test]
+fn long_files_say_why_at_their_top() {
+    let top = Path::new(TOP);
+    let mut files = Vec::new();
+    for dir in ["src", "crates", "tests", "benches", "fuzz", "build.rs"] {
+        let path = top.join(dir);
+        if path.is_dir() {
+            rust_files(&path, &mut files);
+        } else if path.is_file() {
+            files.push(path);
+        }
+    }
+    assert!(files.len() > 100, "only {} Rust files found", files.len());
+    let unexplained: Vec<String> = files
+        .iter()
+        .filter(|file| !file.components().any(|c| c.as_os_str() == "target"))
+        .filter_map(|file| {
+            let text = fs::read_to_string(file).unwrap();
+            let lines = text.lines().count();
+            let head: String = text
+                .lines()
+                .take_while(|line| line.starts_with("//!"))
+                .collect::<Vec<_>>()
+                .join(" ");
+            let explained = head.contains("Longer than most files") || head.contains("500 lines");
+            (lines > 500 && !explained).then(|| format!("{} ({lines} lines)", file.display()))
+        })
+        .collect();
+    assert!(
+        unexplained.is_empty(),
+        "files over 500 lines whose first comment does not say why (\"Longer than most files: …\"):\n{}",
+        unexplained.join("\n")
+    );
+}
+
+#[test]
+fn comments_cite_what_the_repository_holds() {
+    let top = Path::new(TOP);
+    let mut files = Vec::new();
+    for dir in ["src", "crates", "tests", "benches", "fuzz"] {
+        rust_files(&top.join(dir), &mut files);
+    }
+    // Names of the material beside the checkout (the shared reference, design and style
+    // notes), and design notes named without the `docs/` they live in.
+    let outside = ["DESIGN.md", "STYLE.md", "reference/"];
+    let bare_docs = [
+        "kernel.md",
+        "measurement.md",
+        "contracts.md",
+        "power-profiles.md",
+    ];
+    let mut cited = Vec::new();
+    for file in files
+        .iter()
+        .filter(|f| !f.components().any(|c| c.as_os_str() == "target"))
+    {
+        let text = fs::read_to_string(file).unwrap();
+        // A test that reads its input from beside the checkout may say where it is.
+        let reads_shared = code_of(&text).contains("\"../shared/");
+        for (number, line) in text.lines().enumerate() {
+            let Some(at) = line.find("//") else { continue };
+            let comment = &line[at..];
+            let outside_named = outside.iter().any(|name| comment.contains(name))
+                && !(reads_shared && comment.contains("../shared/"));
+            let bare = bare_docs.iter().any(|name| {
+                comment
+                    .match_indices(name)
+                    .any(|(i, _)| !comment[..i].ends_with("docs/"))
+            });
+            if outside_named || bare {
+                cited.push(format!(
+                    "{}:{}: {}",
+                    file.display(),
+                    number + 1,
+                    line.trim()
+                ));
+            }
+        }
+    }
+    assert!(
+        cited.is_empty(),
+        "comments that cite files outside the repository (cite docs/ instead):\n{}",
+        cited.join("\n")
+    );
+}
