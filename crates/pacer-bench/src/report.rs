@@ -5,7 +5,7 @@ use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use pacer_core::machine::Snapshot;
-use pacer_core::values::CoreType;
+use pacer_core::values::{CoreType, DriverMode, Epp, Governor};
 use pacer_core::SysRoot;
 use serde::{Deserialize, Serialize};
 
@@ -17,15 +17,18 @@ use crate::trace::WINDOWS_MS;
 
 pub const SCHEMA: u32 = 1;
 
-/// The settings a measurement ran under.
+/// The settings a measurement ran under, as the kernel's values (written in a report as the
+/// kernel prints them).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Settings {
+    /// `scaling_driver`: an open set of names, kept as the kernel prints it.
     pub driver: Option<String>,
-    pub mode: Option<String>,
-    pub governor: Option<String>,
-    pub epp: Option<String>,
+    pub mode: Option<DriverMode>,
+    pub governor: Option<Governor>,
+    pub epp: Option<Epp>,
     pub eas: Option<bool>,
     pub boost: Option<bool>,
+    /// The profile daemon's name for its active profile (daemons name their own).
     pub profile: Option<String>,
 }
 
@@ -38,11 +41,9 @@ impl Settings {
             .and_then(|id| snapshot.policy(id));
         Settings {
             driver: snapshot.driver.name.clone(),
-            mode: snapshot.driver.mode.map(|m| m.to_string()),
-            governor: policy
-                .and_then(|p| p.governor.as_ref())
-                .map(ToString::to_string),
-            epp: policy.and_then(|p| p.epp).map(|e| e.to_string()),
+            mode: snapshot.driver.mode,
+            governor: policy.and_then(|p| p.governor.clone()),
+            epp: policy.and_then(|p| p.epp),
             eas: snapshot.eas.active,
             boost: snapshot.driver.boost,
             profile,
@@ -437,6 +438,32 @@ mod tests {
     fn offline_cpus_are_passed_over() {
         let (_dir, hybrid) = snapshot("intel-hybrid", &[7, 15]);
         assert_eq!(default_cpus(&hybrid, None), [6, 14]);
+    }
+
+    #[test]
+    fn settings_are_the_kernels_values_and_read_back_as_written() {
+        let (_dir, hybrid) = snapshot("intel-hybrid", &[]);
+        let settings = Settings::of(&hybrid, 0, Some("balanced".into()));
+        assert_eq!(settings.mode, Some(DriverMode::Active));
+        assert_eq!(settings.governor, Some(Governor::powersave()));
+        assert_eq!(settings.epp, Some(Epp::BalancePerformance));
+        let json = serde_json::to_value(&settings).unwrap();
+        assert_eq!(json["mode"], "active");
+        assert_eq!(json["governor"], "powersave");
+        assert_eq!(json["epp"], "balance_performance");
+        let back: Settings = serde_json::from_value(json.clone()).unwrap();
+        assert_eq!(back, settings);
+
+        // A raw EPP number reads back as one; text the kernel could not print is refused,
+        // named in the error.
+        let mut raw = json.clone();
+        raw["epp"] = "77".into();
+        let back: Settings = serde_json::from_value(raw).unwrap();
+        assert_eq!(back.epp, Some(Epp::Raw(77)));
+        let mut garbled = json;
+        garbled["governor"] = "Fast Please".into();
+        let error = serde_json::from_value::<Settings>(garbled).unwrap_err();
+        assert!(error.to_string().contains("\"Fast Please\""), "{error}");
     }
 
     #[test]

@@ -83,14 +83,22 @@ pub fn settings_line(settings: &Settings, simulated: bool) -> String {
         ),
         &[
             ("driver", &settings.driver.clone().unwrap_or_else(unknown)),
-            ("mode", &settings.mode.clone().unwrap_or_default()),
+            (
+                "mode",
+                &settings.mode.map(|m| m.to_string()).unwrap_or_default(),
+            ),
             (
                 "governor",
-                &settings.governor.clone().unwrap_or_else(unknown),
+                &settings
+                    .governor
+                    .as_ref()
+                    .map_or_else(unknown, ToString::to_string),
             ),
             (
                 "epp",
-                &settings.epp.clone().unwrap_or_else(|| MISSING.to_owned()),
+                &settings
+                    .epp
+                    .map_or_else(|| MISSING.to_owned(), |epp| epp.to_string()),
             ),
             ("eas", &on_off(settings.eas)),
             ("turbo", &on_off(settings.boost)),
@@ -340,6 +348,7 @@ fn csv_field(text: &str) -> String {
 pub(crate) mod tests {
     use super::*;
     use crate::report::Window;
+    use pacer_core::values::{DriverMode, Governor};
 
     fn exact(mean: f64, sd: f64) -> Option<Statistic> {
         Some(Statistic {
@@ -403,8 +412,8 @@ pub(crate) mod tests {
             simulated: false,
             settings: Settings {
                 driver: Some("intel_pstate".into()),
-                mode: Some("active".into()),
-                governor: Some("powersave".into()),
+                mode: Some(DriverMode::Active),
+                governor: Some(Governor::powersave()),
                 epp: None,
                 eas: Some(false),
                 boost: None,

@@ -4,7 +4,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use serde::{Serialize, Serializer};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// A frequency in kHz, the unit of every cpufreq file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -116,6 +116,24 @@ impl Serialize for Epp {
     }
 }
 
+impl<'de> Deserialize<'de> for Epp {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        parsed_text(deserializer)
+    }
+}
+
+/// A value that is read back from the text it is written as (a report saved as JSON), by the
+/// same strict parser that reads the kernel's files.
+fn parsed_text<'de, D, T>(deserializer: D) -> Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+    T: FromStr,
+    T::Err: fmt::Display,
+{
+    let text = String::deserialize(deserializer)?;
+    text.parse().map_err(serde::de::Error::custom)
+}
+
 /// A cpufreq governor name. Any registered governor may appear, so this is not a closed set,
 /// but a name is what the kernel allows: 1–15 characters (`CPUFREQ_NAME_LEN` is 16 with the
 /// terminator) of lower-case letters, digits and `_`.
@@ -170,6 +188,12 @@ impl FromStr for Governor {
     }
 }
 
+impl<'de> Deserialize<'de> for Governor {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        parsed_text(deserializer)
+    }
+}
+
 impl fmt::Display for Governor {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.0)
@@ -177,7 +201,7 @@ impl fmt::Display for Governor {
 }
 
 /// The mode of the CPU frequency driver, where the driver has modes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum DriverMode {
     /// The driver picks frequencies itself (intel_pstate, amd-pstate-epp): no generic governors.
