@@ -558,10 +558,11 @@ impl LiveAndHidden {
             "≤ 50 MB",
             Verdict::of(self.memory.rss_mb <= 50.0),
         );
-        report.note(
-            "memory: VmRSS after the 30 s, VmHWM its peak since start; 1 MB = 10^6 bytes"
-                .to_owned(),
-        );
+        report.note(format!(
+            "memory: VmRSS after the 30 s, VmHWM its peak since start; 1 MB = 10^6 bytes; \
+             {:.1} MB of it shared with the X server (cairo's image pool)",
+            self.memory.shared_mb
+        ));
         let sampling = match (self.stopped, self.restarted) {
             (true, false) => "stopped",
             (true, true) => "stopped, then started again",
@@ -948,6 +949,8 @@ fn cpu_ticks(task: &str) -> Result<u64> {
 struct Memory {
     rss_mb: f64,
     peak_mb: f64,
+    /// The part of `rss_mb` in shared memory: cairo's pool of images for the X server.
+    shared_mb: f64,
 }
 
 fn memory(pid: u32) -> Result<Memory> {
@@ -969,6 +972,7 @@ fn memory(pid: u32) -> Result<Memory> {
     Ok(Memory {
         rss_mb: megabytes("VmRSS")?,
         peak_mb: megabytes("VmHWM")?,
+        shared_mb: megabytes("RssShmem")?,
     })
 }
 

@@ -16,6 +16,7 @@ mod helper;
 mod icons;
 pub mod machine;
 mod measure;
+mod memory;
 mod notify;
 mod overview;
 pub mod plot;

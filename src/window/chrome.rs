@@ -96,7 +96,8 @@ pub(super) fn watch_visibility(
     });
 }
 
-/// Logs how long the first frame took from the start of the program.
+/// Logs how long the first frame took from the start of the program, and gives back what
+/// starting up freed once it is over.
 pub(super) fn log_first_frame(root: &adw::ApplicationWindow) {
     root.connect_realize(|window| {
         let Some(clock) = window.frame_clock() else {
@@ -112,6 +113,10 @@ pub(super) fn log_first_frame(root: &adw::ApplicationWindow) {
             glib::g_debug!("pacer", "first frame drawn after {elapsed} ms");
             if let Some(id) = handled.take() {
                 clock.disconnect(id);
+                glib::timeout_add_local_once(
+                    crate::memory::AFTER_FIRST_FRAME,
+                    crate::memory::give_back_freed,
+                );
             }
         });
         handler.set(Some(id));
