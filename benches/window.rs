@@ -6,7 +6,8 @@
 //! - start to first frame at most 0.3 s (five fresh processes after one warm-up: median and max,
 //!   from spawning to the `first frame drawn` debug line, or to the window's appearance where
 //!   the binary does not log that line);
-//! - plot live at 10 Hz: at most 2 % of one core on average over 30 s (after 3 s to settle),
+//! - plot live at 10 Hz: at most 2 % of one core, the median of five windows of 30 s (after 3 s
+//!   to settle; a shared virtual machine's neighbours move a single window by a tenth),
 //!   resident memory at most 50 MB (VmRSS at the end, VmHWM as the peak, 1 MB = 10⁶ bytes);
 //! - window hidden: no sampling at all (a `sampling stopped` line after hiding, no `sampling
 //!   started` line after it, and the CPU it still uses over 10 s);
@@ -119,7 +120,7 @@ fn parent() -> Result<ExitCode> {
         );
     }
     let exe = env::current_exe().context("cannot find the bench binary itself")?;
-    println!("window bench: about 100 s under Xvfb, with {PACER}");
+    println!("window bench: about 220 s under Xvfb, with {PACER}");
     let mut child = Command::new("xvfb-run")
         .args(["-a", "-s", XVFB, "dbus-run-session", "--"])
         .arg(exe)
@@ -362,8 +363,16 @@ impl Bench {
         let mut tasks = vec![pacer.pid().to_string()];
         let simulated_kernel = thread_named(pacer.pid(), TICKER_THREAD);
         tasks.extend(simulated_kernel.clone());
-        let (plot, plot_xvfb) = self.tasks_cpu_with_xvfb(tasks, Duration::from_secs(30))?;
-        let plot_kernel = simulated_kernel.map(|_| plot[1]);
+        let mut program = Vec::new();
+        let mut kernel = Vec::new();
+        let mut xvfb = Vec::new();
+        for _ in 0..PLOT_WINDOWS {
+            let (plot, plot_xvfb) = self.tasks_cpu_with_xvfb(tasks.clone(), PLOT_WINDOW)?;
+            let plot_kernel = simulated_kernel.as_ref().map(|_| plot[1]);
+            program.push(plot[0] - plot_kernel.unwrap_or(0.0));
+            kernel.extend(plot_kernel);
+            xvfb.extend(plot_xvfb);
+        }
         let memory = memory(pacer.pid())?;
         pacer.alive()?;
 
@@ -391,9 +400,9 @@ impl Bench {
                 .any(|line| line.contains(SAMPLING_STARTED))
         });
         Ok(LiveAndHidden {
-            plot: plot[0] - plot_kernel.unwrap_or(0.0),
-            plot_kernel,
-            plot_xvfb,
+            plot: Spread::of(program).context("no 10 Hz window was measured")?,
+            plot_kernel: Spread::of(kernel),
+            plot_xvfb: Spread::of(xvfb),
             memory,
             hidden: hidden[0],
             stopped: stopped.is_some(),
@@ -511,11 +520,40 @@ impl StartTimes {
     }
 }
 
+/// Windows of the 10 Hz plot's CPU, each so long.
+const PLOT_WINDOWS: usize = 5;
+const PLOT_WINDOW: Duration = Duration::from_secs(30);
+
+/// The median and range of some figures.
+#[derive(Debug, Clone, Copy)]
+struct Spread {
+    median: f64,
+    min: f64,
+    max: f64,
+}
+
+impl Spread {
+    fn of(mut figures: Vec<f64>) -> Option<Spread> {
+        figures.sort_by(f64::total_cmp);
+        Some(Spread {
+            median: *figures.get(figures.len() / 2)?,
+            min: *figures.first()?,
+            max: *figures.last()?,
+        })
+    }
+}
+
+impl std::fmt::Display for Spread {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:.2} % ({:.2}–{:.2})", self.median, self.min, self.max)
+    }
+}
+
 struct LiveAndHidden {
     /// Without the simulated kernel's thread.
-    plot: f64,
-    plot_kernel: Option<f64>,
-    plot_xvfb: Option<f64>,
+    plot: Spread,
+    plot_kernel: Option<Spread>,
+    plot_xvfb: Option<Spread>,
     memory: Memory,
     hidden: f64,
     stopped: bool,
@@ -525,15 +563,15 @@ struct LiveAndHidden {
 impl LiveAndHidden {
     fn report(&self, report: &mut Report) {
         report.row(
-            "10 Hz plot, CPU over 30 s",
-            format!("{:.2} % of one core", self.plot),
+            "10 Hz plot, CPU, median of 5 × 30 s",
+            format!("{} of one core", self.plot),
             "≤ 2 %",
-            Verdict::of(self.plot <= 2.0),
+            Verdict::of(self.plot.median <= 2.0),
         );
         match self.plot_kernel {
             Some(kernel) => report.row(
                 "  the simulated kernel besides",
-                format!("{kernel:.2} % of one core"),
+                format!("{kernel} of one core"),
                 "",
                 Verdict::Info,
             ),
@@ -544,7 +582,7 @@ impl LiveAndHidden {
         if let Some(xvfb) = self.plot_xvfb {
             report.row(
                 "  the X server meanwhile",
-                format!("{xvfb:.2} % of one core"),
+                format!("{xvfb} of one core"),
                 "",
                 Verdict::Info,
             );

@@ -40,30 +40,34 @@ impl<'a> ColumnRaster<'a> {
         }
         let opaque =
             0xff00_0000 | u32::from(color.0) << 16 | u32::from(color.1) << 8 | u32::from(color.2);
-        // Rows `full_from..full_to` lie wholly inside the span.
-        let (full_from, full_to) = (top.ceil(), bottom.floor());
+        // Rows `full_from..full_to` lie wholly inside the span (both ends are within the
+        // image, so not negative: truncation is the floor).
+        let (first_row, last_row) = (top as i32, bottom as i32);
+        let full_from = if f64::from(first_row) < top {
+            first_row + 1
+        } else {
+            first_row
+        };
+        let full_to = last_row;
         if full_from > full_to {
             // Within a single row.
-            self.blend(x, top.floor() as i32, bottom - top, color);
+            self.blend(x, first_row, bottom - top, color);
             return;
         }
-        if top < full_from {
-            self.blend(x, full_from as i32 - 1, full_from - top, color);
+        if full_from > first_row {
+            self.blend(x, first_row, f64::from(full_from) - top, color);
         }
         // Steep lines cover long runs of whole pixels: those need no blending.
-        for row in full_from as i32..full_to as i32 {
-            self.put(x, row, opaque);
+        let column = x as usize * 4;
+        let pixel = opaque.to_ne_bytes();
+        for row in full_from..full_to {
+            let at = row as usize * self.stride + column;
+            if let Some(bytes) = self.data.get_mut(at..at + 4) {
+                bytes.copy_from_slice(&pixel);
+            }
         }
-        if bottom > full_to {
-            self.blend(x, full_to as i32, bottom - full_to, color);
-        }
-    }
-
-    fn put(&mut self, x: i32, y: i32, pixel: u32) {
-        // Both are within the image: `span` checked them.
-        let at = y as usize * self.stride + x as usize * 4;
-        if let Some(bytes) = self.data.get_mut(at..at + 4) {
-            bytes.copy_from_slice(&pixel.to_ne_bytes());
+        if bottom > f64::from(full_to) {
+            self.blend(x, full_to, bottom - f64::from(full_to), color);
         }
     }
 

@@ -27,6 +27,18 @@ impl RasterMap {
     }
 }
 
+/// `value.floor() as i32`, inline: without SSE4.1 (not in the x86-64 baseline) `floor` is a
+/// call into libm, made here once per sample of every CPU on every frame.
+#[inline]
+pub(super) fn floor_i32(value: f64) -> i32 {
+    let truncated = value as i32;
+    if f64::from(truncated) > value {
+        truncated - 1
+    } else {
+        truncated
+    }
+}
+
 /// The samples of one pixel column, as image rows.
 #[derive(Debug, Clone, Copy)]
 struct Column {
@@ -138,7 +150,7 @@ pub(super) fn trace_cpu(
         };
         // Samples left of the image all fall into one column just outside it, so that the
         // line still enters from the left edge.
-        let x = (map.x(latest.saturating_sub(at)).floor() as i32).max(-1);
+        let x = floor_i32(map.x(latest.saturating_sub(at))).max(-1);
         let y = map.y(khz);
         match &mut column {
             Some(current) if current.x == x => current.add(y),
