@@ -597,7 +597,7 @@ impl LiveAndHidden {
             Verdict::of(self.memory.rss_mb <= 50.0),
         );
         report.note(format!(
-            "memory: VmRSS after the 30 s, VmHWM its peak since start; 1 MB = 10^6 bytes; \
+            "memory: VmRSS after the 10 Hz windows, VmHWM its peak since start; 1 MB = 10^6 bytes; \
              {:.1} MB of it shared with the X server (cairo's image pool)",
             self.memory.shared_mb
         ));
