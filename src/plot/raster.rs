@@ -42,13 +42,12 @@ impl<'a> ColumnRaster<'a> {
             0xff00_0000 | u32::from(color.0) << 16 | u32::from(color.1) << 8 | u32::from(color.2);
         // Rows `full_from..full_to` lie wholly inside the span (both ends are within the
         // image, so not negative: truncation is the floor).
-        let (first_row, last_row) = (top as i32, bottom as i32);
+        let (first_row, full_to) = (top as i32, bottom as i32);
         let full_from = if f64::from(first_row) < top {
             first_row + 1
         } else {
             first_row
         };
-        let full_to = last_row;
         if full_from > full_to {
             // Within a single row.
             self.blend(x, first_row, bottom - top, color);

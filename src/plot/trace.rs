@@ -30,7 +30,7 @@ impl RasterMap {
 /// `value.floor() as i32`, inline: without SSE4.1 (not in the x86-64 baseline) `floor` is a
 /// call into libm, made here once per sample of every CPU on every frame.
 #[inline]
-pub(super) fn floor_i32(value: f64) -> i32 {
+fn floor_i32(value: f64) -> i32 {
     let truncated = value as i32;
     if f64::from(truncated) > value {
         truncated - 1
