@@ -1,5 +1,6 @@
 //! How long the plots take to draw: the live frequency plot at its window size with a full
-//! minute of 16 CPUs, which the window redraws at 10 Hz, and one ramp-up chart.
+//! minute of 16 CPUs, which the window redraws at 10 Hz, a new sample each time, and one
+//! ramp-up chart.
 //!
 //! `cargo bench -p pacer --bench plot`
 
@@ -30,37 +31,60 @@ impl Jitter {
     }
 }
 
-/// 4 P-cores with SMT (8 CPUs) and 8 E-cores, a minute at 10 Hz: bursts of load that move
-/// each CPU between its lowest and highest frequency, plus noise.
-fn full_history() -> FrequencyHistory {
-    let cpus: Vec<TracedCpu> = (0..16)
-        .map(|id| TracedCpu {
-            id,
-            core_type: Some(if id < 8 {
-                CoreType::Performance
-            } else {
-                CoreType::Efficiency
-            }),
-        })
-        .collect();
-    let mut history = FrequencyHistory::new(cpus, SAMPLES);
-    let mut jitter = Jitter(7);
-    let mut khz = vec![None; 16];
-    for n in 0..SAMPLES {
-        let t = n as f64 / 10.0;
-        for (cpu, value) in khz.iter_mut().enumerate() {
-            let (low, high) = if cpu < 8 {
-                (800e3, 4_700e3)
-            } else {
-                (800e3, 3_400e3)
-            };
-            let load = ((t / (3.0 + cpu as f64 * 0.37)).sin() * 0.5 + 0.5 + jitter.next() * 0.3)
-                .clamp(0.0, 1.0);
-            *value = Some((low + (high - low) * load) as u32);
+/// 4 P-cores with SMT (8 CPUs) and 8 E-cores sampled at 10 Hz: bursts of load that move each
+/// CPU between its lowest and highest frequency, plus noise.
+struct Load {
+    jitter: Jitter,
+    next: usize,
+}
+
+impl Load {
+    fn new() -> Self {
+        Load {
+            jitter: Jitter(7),
+            next: 0,
         }
+    }
+
+    /// The history of the first minute.
+    fn history(&mut self) -> FrequencyHistory {
+        let cpus: Vec<TracedCpu> = (0..16)
+            .map(|id| TracedCpu {
+                id,
+                core_type: Some(if id < 8 {
+                    CoreType::Performance
+                } else {
+                    CoreType::Efficiency
+                }),
+            })
+            .collect();
+        let mut history = FrequencyHistory::new(cpus, SAMPLES);
+        for _ in 0..SAMPLES {
+            self.push_next(&mut history);
+        }
+        history
+    }
+
+    /// Adds the next sample, 100 ms after the last.
+    fn push_next(&mut self, history: &mut FrequencyHistory) {
+        let n = self.next;
+        self.next += 1;
+        let t = n as f64 / 10.0;
+        let khz: Vec<Option<u32>> = (0..16)
+            .map(|cpu| {
+                let (low, high) = if cpu < 8 {
+                    (800e3, 4_700e3)
+                } else {
+                    (800e3, 3_400e3)
+                };
+                let load =
+                    ((t / (3.0 + cpu as f64 * 0.37)).sin() * 0.5 + 0.5 + self.jitter.next() * 0.3)
+                        .clamp(0.0, 1.0);
+                Some((low + (high - low) * load) as u32)
+            })
+            .collect();
         history.push(Duration::from_millis(n as u64 * 100), &khz);
     }
-    history
 }
 
 fn marks() -> Vec<FrequencyMarks> {
@@ -115,18 +139,22 @@ fn quantile_ms(sorted: &[Duration], quantile: f64) -> f64 {
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let history = full_history();
     let marks = marks();
     let surface = ImageSurface::create(Format::ARgb32, WIDTH as i32, HEIGHT as i32)?;
     let cr = Context::new(&surface)?;
     // Every layer drawn each time (a new size or style), then as the window draws it from one
-    // sample to the next: the kept axes and limits, and the lines anew.
+    // sample to the next: the kept axes, limits and complete columns of the lines, and the
+    // newest columns anew.
     for (name, palette) in [("light", Palette::LIGHT), ("dark", Palette::DARK)] {
         for kept in [false, true] {
+            let mut load = Load::new();
+            let mut history = load.history();
             let mut layers = FrequencyLayers::default();
             let mut times = Vec::with_capacity(DRAWS);
             for _ in 0..DRAWS {
-                if !kept {
+                if kept {
+                    load.push_next(&mut history);
+                } else {
                     layers = FrequencyLayers::default();
                 }
                 cr.set_source_rgb(1.0, 1.0, 1.0);

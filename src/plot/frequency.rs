@@ -2,9 +2,9 @@
 //! the policy limits (min, base, max) as dashed lines.
 //!
 //! The window redraws it at 10 Hz, so the data lines bypass both plotters and cairo's stroker:
-//! they are traced into spans of rows per pixel column (`trace`) and rasterised into an image
-//! (`raster`). Plotters draws the axes,
-//! grid and tick labels; cairo the limits and the legend.
+//! they are traced into spans of rows per pixel column (`trace`), rasterised (`raster`) and
+//! kept from frame to frame (`strip`). Plotters draws the axes, grid and tick labels; cairo
+//! the limits and the legend.
 //!
 //! Over 500 lines with its unit tests.
 
@@ -18,8 +18,8 @@ use super::canvas::{self, LegendEntry, FONT_FAMILY, FONT_SIZE};
 use super::error::PlotError;
 use super::history::{FrequencyHistory, TYPES_IN_ORDER};
 use super::palette::Palette;
-use super::raster::ColumnRaster;
-use super::trace::{trace_cpu, RasterMap, WINDOW};
+use super::strip::LineStrip;
+use super::trace::{RasterMap, WINDOW};
 
 /// The frequency limits of the CPUs of one core type, drawn as dashed lines.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -65,9 +65,9 @@ struct LayerKey {
 /// limits and legend over them. Only the lines move from one sample to the next, so the
 /// other two are kept and drawn again only when their [`LayerKey`] changes: text and dashes
 /// cost most of a frame. Each frame starts as a copy of the pixels under the lines, has the
-/// lines written straight into it, and the layer over them composited only on the rows
-/// where it has anything; then it is painted once. (Three full-size composites a frame, and
-/// clearing the lines' own image, were most of the window's CPU at 10 Hz.)
+/// lines composited over the plotting area, and the layer over them composited only on the
+/// rows where it has anything; then it is painted once. (Three full-size composites a
+/// frame were most of the window's CPU at 10 Hz.)
 #[derive(Debug, Default)]
 pub struct FrequencyLayers {
     kept: Option<Layers>,
@@ -82,6 +82,9 @@ struct Layers {
     /// The rows (device pixels, from and to) where `over` has anything.
     over_rows: Vec<(i32, i32)>,
     area: Area,
+    /// Where samples fall in `lines`.
+    map: RasterMap,
+    lines: LineStrip,
     /// The last frame drawn, to draw the next one into.
     last_frame: Option<ImageSurface>,
 }
@@ -130,12 +133,22 @@ impl Layers {
         let under = under.data()?.to_vec();
         let (stride, height) = (over.stride(), over.height());
         let over_rows = rows_in_use(&over.data()?, stride, height);
+        // Columns in logical pixels, rows in device pixels: a line is as thick at any scale.
+        let map = RasterMap {
+            columns: (area.right - area.left) as i64,
+            height: (area.bottom - area.top) * key.scale,
+            top_ghz: area.top_ghz,
+        };
+        // The plotting area and the row below its bottom edge.
+        let lines = LineStrip::new(&map, map.height.ceil() as i32 + 1, key.scale as i32)?;
         Ok(Layers {
             key,
             under,
             over,
             over_rows,
             area,
+            map,
+            lines,
             last_frame: None,
         })
     }
@@ -153,33 +166,42 @@ impl Layers {
             .filter(|last| last.as_ref().len() == self.under.len());
         let frame = match reusable {
             Some(mut last) => {
-                let pixels = last.as_mut();
-                pixels.copy_from_slice(&self.under);
-                draw_lines(pixels, self, history);
+                last.as_mut().copy_from_slice(&self.under);
                 let frame = last.into_inner();
                 frame.mark_dirty();
                 frame
             }
-            None => {
-                let mut pixels = self.under.clone();
-                draw_lines(&mut pixels, self, history);
-                ImageSurface::create_for_data(pixels, Format::ARgb32, width, height, stride)?
-            }
+            None => ImageSurface::create_for_data(
+                self.under.clone(),
+                Format::ARgb32,
+                width,
+                height,
+                stride,
+            )?,
         };
         frame.set_device_scale(scale, scale);
-        if !self.over_rows.is_empty() {
+        self.lines.update(
+            history,
+            &self.map,
+            &self.key.palette,
+            DATA_LINE_WIDTH * scale,
+        )?;
+        {
             let cr = Context::new(&frame)?;
-            for &(from, to) in &self.over_rows {
-                cr.rectangle(
-                    0.0,
-                    f64::from(from) / scale,
-                    f64::from(width) / scale,
-                    f64::from(to - from) / scale,
-                );
+            self.lines.paint(&cr, self.area.right, self.area.top)?;
+            if !self.over_rows.is_empty() {
+                for &(from, to) in &self.over_rows {
+                    cr.rectangle(
+                        0.0,
+                        f64::from(from) / scale,
+                        f64::from(width) / scale,
+                        f64::from(to - from) / scale,
+                    );
+                }
+                cr.clip();
+                cr.set_source_surface(&self.over, 0.0, 0.0)?;
+                cr.paint()?;
             }
-            cr.clip();
-            cr.set_source_surface(&self.over, 0.0, 0.0)?;
-            cr.paint()?;
         }
         frame.flush();
         Ok(self.last_frame.insert(frame))
@@ -425,48 +447,6 @@ fn draw_marks(
     Ok(())
 }
 
-/// Writes every CPU's line into the frame's `pixels`, within the plotting area: see `raster`
-/// for why the lines do not go through cairo's stroker.
-fn draw_lines(pixels: &mut [u8], layers: &Layers, history: &FrequencyHistory) {
-    let Some(latest) = history.latest_time() else {
-        return;
-    };
-    let (area, scale, palette) = (&layers.area, layers.key.scale, &layers.key.palette);
-    // Columns in logical pixels, rows in device pixels: a line is as thick at any scale.
-    let map = RasterMap {
-        width: area.right - area.left,
-        height: (area.bottom - area.top) * scale,
-        top_ghz: area.top_ghz,
-    };
-    // The plotting area and the pixel beyond its right and bottom edges, in device pixels.
-    let (left, top) = ((area.left * scale) as i32, (area.top * scale) as i32);
-    let (frame_width, frame_height) = (layers.over.width(), layers.over.height());
-    let width = ((map.width.ceil() as i32 + 1) * scale as i32).min(frame_width - left);
-    let height = (map.height.ceil() as i32 + 1).min(frame_height - top);
-    let stride = usize::try_from(layers.over.stride()).unwrap_or(0);
-    let start = usize::try_from(top).unwrap_or(0) * stride + usize::try_from(left).unwrap_or(0) * 4;
-    let Some(plotting_area) = pixels.get_mut(start..) else {
-        return;
-    };
-    let mut raster = ColumnRaster::new(plotting_area, stride, width, height);
-    let half_width = DATA_LINE_WIDTH * scale / 2.0;
-    // A column of samples is one logical pixel wide, so as many image columns.
-    let columns = scale as i32;
-    // The fastest cores last, on top: they are the ones whose ramp matters most.
-    for core_type in TYPES_IN_ORDER.into_iter().rev() {
-        let color = palette.core(core_type);
-        for (index, cpu) in history.cpus().iter().enumerate() {
-            if cpu.core_type == core_type {
-                trace_cpu(history, index, latest, &map, |x, low, high| {
-                    for x in x * columns..(x + 1) * columns {
-                        raster.span(x, low - half_width, high + half_width, color);
-                    }
-                });
-            }
-        }
-    }
-}
-
 /// One entry per core type that the history follows, right-aligned above the plotting area.
 fn draw_legend(
     cr: &Context,
@@ -537,6 +517,77 @@ mod tests {
         let kept = data(&history, &mut layers);
         assert_ne!(first, kept, "the new sample is drawn");
         assert!(kept == data(&history, &mut FrequencyLayers::default()));
+    }
+
+    #[test]
+    fn lines_kept_from_frame_to_frame_draw_what_fresh_ones_do() {
+        // Samples 200 ms apart (two columns each at this width), now and then unknown, with a
+        // pause of 10 s and one longer than the plot's minute; the ring of columns wraps
+        // around several times. The history reaches further back than the minute, so that a
+        // fresh drawing knows what entered from the left edge too.
+        let mut history = hybrid_history(0, |_, _| None);
+        let mut layers = FrequencyLayers::default();
+        let mut at = Duration::ZERO;
+        let mut compared = 0;
+        for n in 0..480u32 {
+            at += Duration::from_millis(match n {
+                150 => 10_000,
+                300 => 75_000,
+                _ => 200,
+            });
+            let khz: Vec<_> = (0..4u32)
+                .map(|cpu| {
+                    ((n + cpu) % 23 != 0)
+                        .then_some(800_000 + (n * 7_919 + cpu * 104_729) % 3_900_000)
+                })
+                .collect();
+            history.push(at, &khz);
+            let kept = render(W, H, |cr| {
+                layers.draw(cr, W, H, &history, &[], &Palette::DARK)
+            });
+            if n % 20 == 19 || (148..=152).contains(&n) || (298..=302).contains(&n) {
+                let fresh = render(W, H, |cr| {
+                    FrequencyLayers::default().draw(cr, W, H, &history, &[], &Palette::DARK)
+                });
+                let (mut kept, mut fresh) = (kept, fresh);
+                let kept = kept.data().unwrap().to_vec();
+                assert!(kept == fresh.data().unwrap().to_vec(), "after sample {n}");
+                compared += 1;
+            }
+        }
+        assert_eq!(compared, 33);
+        // The lines were there to compare.
+        let mut last = render(W, H, |cr| {
+            layers.draw(cr, W, H, &history, &[], &Palette::DARK)
+        });
+        let (from, to) = INSIDE;
+        assert!(count_pixels(&mut last, Palette::DARK.performance, from, to) > 300);
+    }
+
+    #[test]
+    fn a_cleared_history_leaves_no_line_behind() {
+        // Between 1 and 3 GHz from one sample to the next: steep, so whole pixels are inked.
+        let khz = |n: u64| Some(if n % 2 == 0 { 1_000_000 } else { 3_000_000 });
+        let mut history = hybrid_history(300, |_, n| khz(n));
+        let mut layers = FrequencyLayers::default();
+        let draw = |history: &FrequencyHistory, layers: &mut FrequencyLayers| {
+            let mut surface = render(W, H, |cr| {
+                layers.draw(cr, W, H, history, &[], &Palette::LIGHT)
+            });
+            let (from, to) = INSIDE;
+            let inked = count_pixels(&mut surface, Palette::LIGHT.performance, from, to);
+            let pixels = surface.data().unwrap().to_vec();
+            (inked, pixels)
+        };
+        assert!(draw(&history, &mut layers).0 > 300);
+        // Sampling starts again later, as after the window was hidden; the same highest
+        // frequency keeps the axes, so only the lines can differ.
+        history.clear();
+        history.push(Duration::from_secs(40), &[khz(1); 4]);
+        history.push(Duration::from_millis(40_100), &[khz(2); 4]);
+        let (inked, after) = draw(&history, &mut layers);
+        assert!(inked < 10, "{inked}");
+        assert!(after == draw(&history, &mut FrequencyLayers::default()).1);
     }
 
     #[test]

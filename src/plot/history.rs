@@ -3,6 +3,7 @@
 //! The window samples at 10 Hz for as long as it is open, so the buffer allocates everything
 //! at construction and a push only overwrites the oldest slot.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use pacer_core::values::CoreType;
@@ -34,8 +35,11 @@ pub const TYPES_IN_ORDER: [Option<CoreType>; 4] = [
 ];
 
 /// Per-CPU frequency samples over a fixed number of sampling instants.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct FrequencyHistory {
+    /// Which run of samples this is: new for every history and after every `clear`, so that
+    /// what was drawn from an earlier run is never taken for part of this one.
+    generation: u64,
     cpus: Vec<TracedCpu>,
     capacity: usize,
     /// Time of each slot since sampling began; `len` of them are valid, the oldest at `start`.
@@ -51,6 +55,7 @@ impl FrequencyHistory {
     pub fn new(cpus: Vec<TracedCpu>, capacity: usize) -> Self {
         let capacity = capacity.max(1);
         FrequencyHistory {
+            generation: next_generation(),
             times: vec![Duration::ZERO; capacity],
             khz: vec![None; capacity * cpus.len()],
             cpus,
@@ -88,8 +93,15 @@ impl FrequencyHistory {
 
     /// Forgets every sample, keeping the CPUs and the storage.
     pub fn clear(&mut self) {
+        self.generation = next_generation();
         self.start = 0;
         self.len = 0;
+    }
+
+    /// Which run of samples this is: two histories, or one before and after [`Self::clear`],
+    /// never share one.
+    pub fn generation(&self) -> u64 {
+        self.generation
     }
 
     /// When the latest sample was taken.
@@ -102,6 +114,15 @@ impl FrequencyHistory {
     /// The samples of the CPU at `index` in [`Self::cpus`], oldest first; empty for an index
     /// out of range.
     pub fn samples(&self, index: usize) -> impl Iterator<Item = (Duration, Option<u32>)> + '_ {
+        self.samples_from(index, 0)
+    }
+
+    /// Like [`Self::samples`], without the `first` oldest.
+    pub fn samples_from(
+        &self,
+        index: usize,
+        first: usize,
+    ) -> impl Iterator<Item = (Duration, Option<u32>)> + '_ {
         let khz = if index < self.cpus.len() {
             &self.khz[index * self.capacity..(index + 1) * self.capacity]
         } else {
@@ -113,11 +134,33 @@ impl FrequencyHistory {
         } else {
             self.ring_order(khz)
         };
-        older
+        // Where `first` falls in each part of the ring.
+        let (skip_older, skip_newer) = (
+            first.min(older.len()),
+            first.saturating_sub(older.len()).min(newer.len()),
+        );
+        let older_khz = older_khz.get(skip_older..).unwrap_or_default();
+        let newer_khz = newer_khz.get(skip_newer..).unwrap_or_default();
+        older[skip_older..]
             .iter()
-            .chain(newer)
+            .chain(&newer[skip_newer..])
             .copied()
             .zip(older_khz.iter().chain(newer_khz).copied())
+    }
+
+    /// How many samples, oldest first, were taken at times for which `before` holds. Times
+    /// only grow within a history, so those come first.
+    pub fn count_before(&self, before: impl Fn(Duration) -> bool) -> usize {
+        let (older, newer) = self.ring_order(&self.times);
+        match older.partition_point(|&at| before(at)) {
+            all if all == older.len() => all + newer.partition_point(|&at| before(at)),
+            some => some,
+        }
+    }
+
+    /// When the sample `n`th from the oldest was taken.
+    pub fn time(&self, n: usize) -> Option<Duration> {
+        (n < self.len).then(|| self.times[(self.start + n) % self.capacity])
     }
 
     /// The valid part of one ring, split where it wraps: oldest part first.
@@ -176,6 +219,12 @@ impl FrequencyHistory {
             })
             .collect()
     }
+}
+
+/// A generation no history had before.
+fn next_generation() -> u64 {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    NEXT.fetch_add(1, Ordering::Relaxed)
 }
 
 #[cfg(test)]
@@ -253,6 +302,40 @@ mod tests {
         assert_eq!(history.cpus(), [cpu(7, None)]);
         history.push(seconds(9), &[Some(2)]);
         assert_eq!(values(&history, 0), [Some(2)]);
+    }
+
+    #[test]
+    fn a_clear_or_another_history_starts_a_new_generation() {
+        let mut history = FrequencyHistory::new(vec![cpu(7, None)], 4);
+        let other = FrequencyHistory::new(vec![cpu(7, None)], 4);
+        let first = history.generation();
+        assert_ne!(first, other.generation());
+        history.push(seconds(0), &[Some(1)]);
+        assert_eq!(history.generation(), first, "a push continues the run");
+        history.clear();
+        assert_ne!(history.generation(), first);
+    }
+
+    #[test]
+    fn samples_from_an_offset_and_times_before_a_bound_across_the_wrap() {
+        let mut history = FrequencyHistory::new(vec![cpu(0, None)], 4);
+        for n in 0..6u32 {
+            history.push(seconds(n.into()), &[Some(n)]);
+        }
+        // Seconds 2..=5 kept, the ring wrapped after 3.
+        for first in 0..=5 {
+            let tail: Vec<_> = history.samples_from(0, first).collect();
+            let whole: Vec<_> = history.samples(0).skip(first).collect();
+            assert_eq!(tail, whole, "from {first}");
+        }
+        assert_eq!(history.samples_from(1, 0).count(), 0);
+        for bound in 0..=7 {
+            let counted = history.count_before(|at| at < seconds(bound));
+            assert_eq!(counted, (2..6).filter(|&n| n < bound).count(), "{bound}");
+        }
+        assert_eq!(history.time(0), Some(seconds(2)));
+        assert_eq!(history.time(3), Some(seconds(5)));
+        assert_eq!(history.time(4), None);
     }
 
     #[test]

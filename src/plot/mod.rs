@@ -11,6 +11,7 @@ mod history;
 mod palette;
 mod ramp;
 mod raster;
+mod strip;
 mod trace;
 mod widget;
 

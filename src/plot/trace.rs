@@ -8,18 +8,23 @@ use super::history::FrequencyHistory;
 /// How far back the plot looks.
 pub(super) const WINDOW: Duration = Duration::from_secs(60);
 
-/// Where samples fall in the image of the plotting area, in its pixels.
+/// Where samples fall in the image of the plotting area: time in columns, each a fixed span
+/// of time counted from when sampling began (so that a column, once complete, stays as it is
+/// and the plot can keep it from frame to frame), and frequency in rows.
 #[derive(Debug)]
 pub(super) struct RasterMap {
-    pub(super) width: f64,
+    /// How many columns the window spans: the plotting area's width in logical pixels.
+    pub(super) columns: i64,
+    /// The height of the plotting area, in image rows.
     pub(super) height: f64,
     pub(super) top_ghz: f64,
 }
 
 impl RasterMap {
-    /// `ago` before the latest sample, which is at the right edge.
-    fn x(&self, ago: Duration) -> f64 {
-        self.width - ago.as_secs_f64() / WINDOW.as_secs_f64() * self.width
+    /// The column that the time `at` falls into.
+    pub(super) fn column(&self, at: Duration) -> i64 {
+        let columns = u128::try_from(self.columns).unwrap_or(0);
+        i64::try_from(at.as_nanos() * columns / WINDOW.as_nanos()).unwrap_or(i64::MAX)
     }
 
     fn y(&self, khz: u32) -> f64 {
@@ -27,22 +32,10 @@ impl RasterMap {
     }
 }
 
-/// `value.floor() as i32`, inline: without SSE4.1 (not in the x86-64 baseline) `floor` is a
-/// call into libm, made here once per sample of every CPU on every frame.
-#[inline]
-fn floor_i32(value: f64) -> i32 {
-    let truncated = value as i32;
-    if f64::from(truncated) > value {
-        truncated - 1
-    } else {
-        truncated
-    }
-}
-
 /// The samples of one pixel column, as image rows.
 #[derive(Debug, Clone, Copy)]
 struct Column {
-    x: i32,
+    x: i64,
     first: f64,
     low: f64,
     high: f64,
@@ -50,7 +43,7 @@ struct Column {
 }
 
 impl Column {
-    fn new(x: i32, y: f64) -> Self {
+    fn new(x: i64, y: f64) -> Self {
         Column {
             x,
             first: y,
@@ -68,16 +61,16 @@ impl Column {
 }
 
 /// Turns one CPU's columns of samples into the rows its line covers in each pixel column.
-struct Spans<F: FnMut(i32, f64, f64)> {
+struct Spans<F: FnMut(i64, f64, f64)> {
     /// The column being gathered: a column also receives the ends of the lines to both
     /// neighbours, so it is complete only once the line moved on.
-    pending: Option<(i32, f64, f64)>,
+    pending: Option<(i64, f64, f64)>,
     /// The column and last sample the line continues from; `None` where it is broken.
-    previous: Option<(i32, f64)>,
+    previous: Option<(i64, f64)>,
     emit: F,
 }
 
-impl<F: FnMut(i32, f64, f64)> Spans<F> {
+impl<F: FnMut(i64, f64, f64)> Spans<F> {
     fn new(emit: F) -> Self {
         Spans {
             pending: None,
@@ -86,7 +79,7 @@ impl<F: FnMut(i32, f64, f64)> Spans<F> {
         }
     }
 
-    fn cover(&mut self, x: i32, a: f64, b: f64) {
+    fn cover(&mut self, x: i64, a: f64, b: f64) {
         let (low, high) = (a.min(b), a.max(b));
         match &mut self.pending {
             Some((pending_x, pending_low, pending_high)) if *pending_x == x => {
@@ -105,11 +98,11 @@ impl<F: FnMut(i32, f64, f64)> Spans<F> {
     /// (through any empty columns between them).
     fn column(&mut self, column: &Column) {
         if let Some((from_x, from_y)) = self.previous {
-            let (x0, x1) = (f64::from(from_x) + 0.5, f64::from(column.x) + 0.5);
+            let (x0, x1) = (from_x as f64 + 0.5, column.x as f64 + 0.5);
             let at = |x: f64| from_y + (column.first - from_y) * (x - x0) / (x1 - x0);
             // Empty unless the line moves right (time could run backwards after a restart).
             for x in from_x..=column.x {
-                let (left, right) = (x0.max(f64::from(x)), x1.min(f64::from(x + 1)));
+                let (left, right) = (x0.max(x as f64), x1.min((x + 1) as f64));
                 self.cover(x, at(left), at(right));
             }
         }
@@ -128,19 +121,34 @@ impl<F: FnMut(i32, f64, f64)> Spans<F> {
     }
 }
 
-/// Emits, column by column, the rows that the line of the CPU at `index` covers: it joins the
-/// samples, keeps the lowest and highest of a column (so that no spike disappears when samples
-/// outnumber pixels), and breaks where the frequency is unknown.
+/// The first sample, counted from the oldest, that the columns from `first` on depend on:
+/// all of the last column before them that holds a sample, as the line enters from there.
+pub(super) fn first_sample_for(history: &FrequencyHistory, map: &RasterMap, first: i64) -> usize {
+    let within = history.count_before(|at| map.column(at) < first);
+    match within.checked_sub(1).and_then(|last| history.time(last)) {
+        Some(entering) => {
+            let column = map.column(entering);
+            history.count_before(|at| map.column(at) < column)
+        }
+        None => 0,
+    }
+}
+
+/// Emits, column by column, the rows that the line of the CPU at `index` covers, from its
+/// sample `first` on (see [`first_sample_for`]): it joins the samples, keeps the lowest and
+/// highest of a column (so that no spike disappears when samples outnumber pixels), and
+/// breaks where the frequency is unknown. A column depends only on its own samples and the
+/// nearest on either side, so it is complete once a later column has one.
 pub(super) fn trace_cpu(
     history: &FrequencyHistory,
     index: usize,
-    latest: Duration,
+    first: usize,
     map: &RasterMap,
-    emit: impl FnMut(i32, f64, f64),
+    emit: impl FnMut(i64, f64, f64),
 ) {
     let mut spans = Spans::new(emit);
     let mut column: Option<Column> = None;
-    for (at, khz) in history.samples(index) {
+    for (at, khz) in history.samples_from(index, first) {
         let Some(khz) = khz else {
             if let Some(done) = column.take() {
                 spans.column(&done);
@@ -148,10 +156,7 @@ pub(super) fn trace_cpu(
             spans.lift();
             continue;
         };
-        // Samples left of the image all fall into one column just outside it, so that the
-        // line still enters from the left edge.
-        let x = floor_i32(map.x(latest.saturating_sub(at))).max(-1);
-        let y = map.y(khz);
+        let (x, y) = (map.column(at), map.y(khz));
         match &mut column {
             Some(current) if current.x == x => current.add(y),
             _ => {
@@ -173,35 +178,42 @@ mod tests {
     use super::super::history::testing::hybrid_history;
     use super::*;
 
-    /// The spans that `trace_cpu` emits for the first CPU into an image `width` pixels wide.
-    fn spans(history: &FrequencyHistory, width: f64) -> Vec<(i32, f64, f64)> {
-        let map = RasterMap {
-            width,
+    fn map(columns: i64) -> RasterMap {
+        RasterMap {
+            columns,
             height: 100.0,
             top_ghz: 4.0,
-        };
+        }
+    }
+
+    /// The spans that `trace_cpu` emits for the first CPU from its sample `first`, with the
+    /// minute `columns` wide.
+    fn spans_from(history: &FrequencyHistory, columns: i64, first: usize) -> Vec<(i64, f64, f64)> {
         let mut spans = Vec::new();
-        let latest = history.latest_time().unwrap();
-        trace_cpu(history, 0, latest, &map, |x, low, high| {
+        trace_cpu(history, 0, first, &map(columns), |x, low, high| {
             spans.push((x, low, high))
         });
         spans
+    }
+
+    fn spans(history: &FrequencyHistory, columns: i64) -> Vec<(i64, f64, f64)> {
+        spans_from(history, columns, 0)
     }
 
     #[test]
     fn a_line_covers_each_pixel_column_once_from_its_lowest_to_highest_sample() {
         // 600 samples into 101 columns: about six a column, jumping between 1 and 1.6 GHz.
         let history = hybrid_history(600, |_, n| Some(1_000_000 + (n % 7) as u32 * 100_000));
-        let spans = spans(&history, 100.0);
-        let columns: Vec<i32> = spans.iter().map(|&(x, _, _)| x).collect();
-        // The oldest sample is 59.9 s old: just inside the left edge.
-        assert_eq!(columns, (0..=100).collect::<Vec<_>>());
+        let spans = spans(&history, 100);
+        let columns: Vec<i64> = spans.iter().map(|&(x, _, _)| x).collect();
+        // 0.6 s a column: six samples each.
+        assert_eq!(columns, (0..100).collect::<Vec<_>>());
         // 1.6 GHz and 1 GHz on a 4 GHz axis 100 pixels high are rows 60 and 75: a column of
         // six samples misses at most one of the seven values, so it spans five steps or more.
         for &(x, low, high) in &spans {
             assert!(60.0 <= low && high <= 75.0, "{x}: {low}..{high}");
             assert!(
-                x == 0 || x == 100 || high - low >= 12.5,
+                x == 0 || x == 99 || high - low >= 12.5,
                 "{x}: {low}..{high}"
             );
         }
@@ -220,9 +232,9 @@ mod tests {
             }
             history
         };
-        let spans = spans(&history, 600.0);
-        let columns: Vec<i32> = spans.iter().map(|&(x, _, _)| x).collect();
-        assert_eq!(columns, (580..=600).collect::<Vec<_>>());
+        let spans = spans(&history, 600);
+        let columns: Vec<i64> = spans.iter().map(|&(x, _, _)| x).collect();
+        assert_eq!(columns, (0..=20).collect::<Vec<_>>());
         // Each column covers its share of the rise, 2.5 rows, and starts where the one to its
         // left ends.
         for pair in spans.windows(2) {
@@ -238,11 +250,49 @@ mod tests {
     fn unknown_samples_break_the_line() {
         // One sample a pixel; unknown at 5, 15 and 25.
         let history = hybrid_history(30, |_, n| (n % 10 != 5).then_some(2_000_000));
-        let columns: Vec<i32> = spans(&history, 600.0).iter().map(|&(x, _, _)| x).collect();
+        let columns: Vec<i64> = spans(&history, 600).iter().map(|&(x, _, _)| x).collect();
         let runs = 1 + columns
             .windows(2)
             .filter(|pair| pair[1] != pair[0] + 1)
             .count();
         assert_eq!((columns.len(), runs), (27, 4));
+    }
+
+    #[test]
+    fn the_columns_from_any_on_are_traced_alike_from_the_samples_they_depend_on() {
+        // Samples 100 ms apart into columns 150 ms wide (some hold one sample, some two),
+        // unknown now and then, and a pause of two seconds with no samples at all.
+        let mut history = hybrid_history(0, |_, _| None);
+        for n in 0..120u32 {
+            let at = Duration::from_millis(u64::from(n) * 100 + if n >= 60 { 2_000 } else { 0 });
+            let khz = (n % 17 != 3).then_some(800_000 + (n * 7_919) % 3_000_000);
+            history.push(at, &[khz; 4]);
+        }
+        let whole = spans(&history, 400);
+        let last = whole.last().unwrap().0;
+        for first in 0..=last + 1 {
+            let from = first_sample_for(&history, &map(400), first);
+            let tail: Vec<_> = spans_from(&history, 400, from)
+                .into_iter()
+                .filter(|&(x, _, _)| x >= first)
+                .collect();
+            let expected: Vec<_> = whole
+                .iter()
+                .copied()
+                .filter(|&(x, _, _)| x >= first)
+                .collect();
+            assert_eq!(tail, expected, "from column {first}");
+            assert!(from == 0 || from < history.count_before(|at| map(400).column(at) < first));
+        }
+    }
+
+    #[test]
+    fn a_column_spans_a_fixed_time() {
+        let map = map(600);
+        assert_eq!(map.column(Duration::ZERO), 0);
+        assert_eq!(map.column(Duration::from_millis(99)), 0);
+        assert_eq!(map.column(Duration::from_millis(100)), 1);
+        assert_eq!(map.column(Duration::from_secs(3_600)), 36_000);
+        assert_eq!(map.column(Duration::MAX), i64::MAX);
     }
 }
