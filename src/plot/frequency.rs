@@ -18,7 +18,7 @@ use super::canvas::{self, LegendEntry, FONT_FAMILY, FONT_SIZE};
 use super::error::PlotError;
 use super::history::{FrequencyHistory, TYPES_IN_ORDER};
 use super::palette::Palette;
-use super::strip::LineStrip;
+use super::strip::{FrameLayout, LineStrip, LineStyle};
 use super::trace::{RasterMap, WINDOW};
 
 /// The frequency limits of the CPUs of one core type, drawn as dashed lines.
@@ -65,9 +65,9 @@ struct LayerKey {
 /// limits and legend over them. Only the lines move from one sample to the next, so the
 /// other two are kept and drawn again only when their [`LayerKey`] changes: text and dashes
 /// cost most of a frame. Each frame starts as a copy of the pixels under the lines, has the
-/// lines composited over the plotting area, and the layer over them composited only on the
-/// rows where it has anything; then it is painted once. (Three full-size composites a
-/// frame were most of the window's CPU at 10 Hz.)
+/// lines copied in (`strip`), and the layer over them composited only on the rows where it
+/// has anything; then it is painted once. (Three full-size composites a frame were most of
+/// the window's CPU at 10 Hz.)
 #[derive(Debug, Default)]
 pub struct FrequencyLayers {
     kept: Option<Layers>,
@@ -81,9 +81,6 @@ struct Layers {
     over: ImageSurface,
     /// The rows (device pixels, from and to) where `over` has anything.
     over_rows: Vec<(i32, i32)>,
-    area: Area,
-    /// Where samples fall in `lines`.
-    map: RasterMap,
     lines: LineStrip,
     /// The last frame drawn, to draw the next one into.
     last_frame: Option<ImageSurface>,
@@ -134,20 +131,30 @@ impl Layers {
         let (stride, height) = (over.stride(), over.height());
         let over_rows = rows_in_use(&over.data()?, stride, height);
         // Columns in logical pixels, rows in device pixels: a line is as thick at any scale.
+        let scale = key.scale;
         let map = RasterMap {
             columns: (area.right - area.left) as i64,
-            height: (area.bottom - area.top) * key.scale,
+            height: (area.bottom - area.top) * scale,
             top_ghz: area.top_ghz,
         };
-        // The plotting area and the row below its bottom edge.
-        let lines = LineStrip::new(&map, map.height.ceil() as i32 + 1, key.scale as i32)?;
+        let style = LineStyle {
+            palette: key.palette,
+            width: DATA_LINE_WIDTH * scale,
+        };
+        let frame = FrameLayout {
+            width: over.width(),
+            height,
+            stride: usize::try_from(stride).unwrap_or(0),
+            left: (area.left * scale) as i32,
+            top: (area.top * scale) as i32,
+            scale: scale as i32,
+        };
+        let lines = LineStrip::new(map, style, frame, &under);
         Ok(Layers {
             key,
             under,
             over,
             over_rows,
-            area,
-            map,
             lines,
             last_frame: None,
         })
@@ -166,42 +173,33 @@ impl Layers {
             .filter(|last| last.as_ref().len() == self.under.len());
         let frame = match reusable {
             Some(mut last) => {
-                last.as_mut().copy_from_slice(&self.under);
+                let pixels = last.as_mut();
+                pixels.copy_from_slice(&self.under);
+                self.lines.draw(pixels, &self.under, history);
                 let frame = last.into_inner();
                 frame.mark_dirty();
                 frame
             }
-            None => ImageSurface::create_for_data(
-                self.under.clone(),
-                Format::ARgb32,
-                width,
-                height,
-                stride,
-            )?,
+            None => {
+                let mut pixels = self.under.clone();
+                self.lines.draw(&mut pixels, &self.under, history);
+                ImageSurface::create_for_data(pixels, Format::ARgb32, width, height, stride)?
+            }
         };
         frame.set_device_scale(scale, scale);
-        self.lines.update(
-            history,
-            &self.map,
-            &self.key.palette,
-            DATA_LINE_WIDTH * scale,
-        )?;
-        {
+        if !self.over_rows.is_empty() {
             let cr = Context::new(&frame)?;
-            self.lines.paint(&cr, self.area.right, self.area.top)?;
-            if !self.over_rows.is_empty() {
-                for &(from, to) in &self.over_rows {
-                    cr.rectangle(
-                        0.0,
-                        f64::from(from) / scale,
-                        f64::from(width) / scale,
-                        f64::from(to - from) / scale,
-                    );
-                }
-                cr.clip();
-                cr.set_source_surface(&self.over, 0.0, 0.0)?;
-                cr.paint()?;
+            for &(from, to) in &self.over_rows {
+                cr.rectangle(
+                    0.0,
+                    f64::from(from) / scale,
+                    f64::from(width) / scale,
+                    f64::from(to - from) / scale,
+                );
             }
+            cr.clip();
+            cr.set_source_surface(&self.over, 0.0, 0.0)?;
+            cr.paint()?;
         }
         frame.flush();
         Ok(self.last_frame.insert(frame))

@@ -2,27 +2,61 @@
 //!
 //! Each column holds a fixed span of time (`trace::RasterMap`), and a column no longer changes
 //! once a later one has a sample. So a new sample needs only the newest columns traced again;
-//! the others stay where they are in the ring and are painted one place further left. Tracing
+//! the others stay where they are in the ring and are copied one place further left. Tracing
 //! every line anew on each frame was most of the plot's time at 10 Hz.
+//!
+//! The ring holds its columns already drawn over the plotting area's plain background (its
+//! colour and horizontal grid lines, alike in every column), so that a frame copies them
+//! rather than compositing: compositing a transparent layer of lines cost more than the
+//! tracing it saved. The few columns where the background is not plain (the vertical grid
+//! lines, the axis) are traced straight over it on every frame.
 
-use relm4::gtk::cairo::{Context, Format, ImageSurface};
+use std::collections::HashMap;
 
-use super::error::PlotError;
 use super::history::{FrequencyHistory, TYPES_IN_ORDER};
 use super::palette::Palette;
 use super::raster::ColumnRaster;
 use super::trace::{first_sample_for, trace_cpu, RasterMap};
 
+/// Where the lines go in a frame: premultiplied ARGB32 pixels (cairo's `Format::ARgb32`).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct FrameLayout {
+    pub(super) width: i32,
+    pub(super) height: i32,
+    /// Bytes from one row to the next.
+    pub(super) stride: usize,
+    /// The plotting area's top left corner, in device pixels.
+    pub(super) left: i32,
+    pub(super) top: i32,
+    /// Device pixels per logical pixel.
+    pub(super) scale: i32,
+}
+
+/// How the lines look.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct LineStyle {
+    pub(super) palette: Palette,
+    /// Image rows, where a line runs flat.
+    pub(super) width: f64,
+}
+
 /// The lines of the last `map.columns + 1` columns: the plotting area and the column at its
 /// right edge, where the latest sample lies.
 #[derive(Debug)]
 pub(super) struct LineStrip {
-    /// One column per slot; the column `c` lies in slot `c mod slots`.
-    image: ImageSurface,
+    map: RasterMap,
+    style: LineStyle,
+    frame: FrameLayout,
+    /// Columns `0..slots` of the plot, laid out as the frame (`slots` device columns wide,
+    /// times the scale), `rows` high; the column `c` of the history lies in slot `c mod slots`.
+    ring: Vec<u8>,
     slots: i64,
-    /// Device pixels per logical pixel.
-    scale: i32,
-    /// What the image holds, if anything yet.
+    rows: i32,
+    /// One device column of the plain background, top to bottom.
+    plain: Vec<u8>,
+    /// The places, from the left edge, whose background is not plain.
+    special: Vec<i64>,
+    /// What the ring holds, if anything yet.
     drawn: Option<Drawn>,
 }
 
@@ -34,37 +68,84 @@ struct Drawn {
 }
 
 impl LineStrip {
-    /// An empty strip for `map`, `rows` image rows high, at `scale` device pixels per pixel.
-    pub(super) fn new(map: &RasterMap, rows: i32, scale: i32) -> Result<LineStrip, PlotError> {
+    /// An empty strip for `map`, over the background `under` laid out as `frame`. The lines
+    /// may reach a pixel beyond the plotting area's right and bottom edges.
+    pub(super) fn new(
+        map: RasterMap,
+        style: LineStyle,
+        frame: FrameLayout,
+        under: &[u8],
+    ) -> LineStrip {
+        let scale = frame.scale.max(1);
+        let frame = FrameLayout { scale, ..frame };
         let slots = map.columns.max(0) + 1;
-        let width = i32::try_from(slots)
-            .ok()
-            .and_then(|slots| slots.checked_mul(scale))
-            .ok_or_else(|| PlotError::Layout(format!("a plot {slots} pixels wide")))?;
-        let image = ImageSurface::create(Format::ARgb32, width, rows.max(1))?;
-        image.set_device_scale(f64::from(scale), f64::from(scale));
-        Ok(LineStrip {
-            image,
+        let rows = (map.height.ceil() as i32 + 1)
+            .min(frame.height - frame.top)
+            .max(0);
+        // Places whose device columns lie wholly inside the frame.
+        let places = i64::from((frame.width - frame.left).max(0) / scale).min(slots);
+        let column = |x: i32| -> Vec<u8> {
+            (0..rows)
+                .flat_map(|row| pixel(under, frame.stride, x, frame.top + row))
+                .collect()
+        };
+        let columns: Vec<Vec<Vec<u8>>> = (0..places)
+            .map(|place| {
+                let x = frame.left + place as i32 * scale;
+                (x..x + scale).map(column).collect()
+            })
+            .collect();
+        // The plain background is the one that most places have in all their columns.
+        let mut counts: HashMap<&[u8], usize> = HashMap::new();
+        for place in &columns {
+            if place.iter().all(|column| *column == place[0]) {
+                *counts.entry(&place[0]).or_default() += 1;
+            }
+        }
+        let plain = counts
+            .into_iter()
+            .max_by_key(|&(column, count)| (count, column))
+            .map(|(column, _)| column.to_vec())
+            .unwrap_or_else(|| vec![0; rows as usize * 4]);
+        let special = (0..places)
+            .filter(|&place| {
+                columns[place as usize]
+                    .iter()
+                    .any(|column| *column != plain)
+            })
+            .collect();
+        let ring_stride = slots as usize * scale as usize * 4;
+        LineStrip {
+            map,
+            style,
+            frame,
+            ring: vec![0; ring_stride * rows as usize],
             slots,
-            scale,
+            rows,
+            plain,
+            special,
             drawn: None,
-        })
+        }
     }
 
-    /// Brings the lines up to the latest sample of `history`, in `palette`'s colours, each
-    /// `line_width` image rows thick where it runs flat: the columns since the last update are
-    /// traced, and all of them where the strip held another history or is too far behind.
-    pub(super) fn update(
-        &mut self,
-        history: &FrequencyHistory,
-        map: &RasterMap,
-        palette: &Palette,
-        line_width: f64,
-    ) -> Result<(), PlotError> {
-        let Some(latest) = history.latest_time().map(|at| map.column(at)) else {
+    /// Writes the lines up to the latest sample of `history` into `pixels`, which hold the
+    /// background `under` (both laid out as the frame this strip was made for).
+    pub(super) fn draw(&mut self, pixels: &mut [u8], under: &[u8], history: &FrequencyHistory) {
+        let Some(latest) = history.latest_time().map(|at| self.map.column(at)) else {
             self.drawn = None;
-            return self.clear(0, self.slots);
+            return;
         };
+        self.update(history, latest);
+        self.copy_into(pixels, latest);
+        for &place in &self.special {
+            self.restore_place(pixels, under, place);
+            self.trace_place(pixels, history, latest, place);
+        }
+    }
+
+    /// Brings the ring up to the column `latest`: the columns since the last update are
+    /// traced, and all of them where the ring held another history or is too far behind.
+    fn update(&mut self, history: &FrequencyHistory, latest: i64) {
         let oldest_shown = latest - (self.slots - 1);
         // The columns from `dirty` to `latest` are traced; those before it are complete.
         let dirty = match self.drawn {
@@ -77,90 +158,245 @@ impl LineStrip {
             }
             _ => oldest_shown,
         };
-        self.clear(dirty, latest + 1)?;
-        let first = first_sample_for(history, map, dirty);
-        let (slots, scale) = (self.slots, self.scale);
-        let half_width = line_width / 2.0;
-        let (width, height, stride) = (self.image.width(), self.image.height(), self.stride());
-        let mut data = self.image.data()?;
-        let mut raster = ColumnRaster::new(&mut data, stride, width, height);
-        // The fastest cores last, on top: they are the ones whose ramp matters most.
-        for core_type in TYPES_IN_ORDER.into_iter().rev() {
-            let color = palette.core(core_type);
-            for (index, cpu) in history.cpus().iter().enumerate() {
-                if cpu.core_type != core_type {
-                    continue;
+        let (slots, scale) = (self.slots, self.frame.scale);
+        let ring_stride = self.ring_stride();
+        for column in dirty..=latest {
+            let at = column.rem_euclid(slots) as usize * scale as usize * 4;
+            for (row, plain) in self
+                .ring
+                .chunks_exact_mut(ring_stride)
+                .zip(self.plain.chunks_exact(4))
+            {
+                for pixel in row[at..at + scale as usize * 4].chunks_exact_mut(4) {
+                    pixel.copy_from_slice(plain);
                 }
-                trace_cpu(history, index, first, map, |column, low, high| {
-                    if (dirty..=latest).contains(&column) {
-                        // A slot is less than `slots`, which fits an `i32` times `scale`.
-                        let x = (column.rem_euclid(slots) as i32) * scale;
-                        for x in x..x + scale {
-                            raster.span(x, low - half_width, high + half_width, color);
-                        }
-                    }
-                });
             }
         }
-        drop(data);
+        let width = i32::try_from(slots * i64::from(scale)).unwrap_or(i32::MAX);
+        let mut raster = ColumnRaster::new(&mut self.ring, ring_stride, width, self.rows);
+        trace_lines(
+            &mut raster,
+            history,
+            &self.map,
+            &self.style,
+            (dirty, latest),
+            |column| (column.rem_euclid(slots) as i32) * scale,
+            scale,
+        );
         self.drawn = Some(Drawn {
             generation: history.generation(),
             latest,
         });
-        Ok(())
     }
 
-    /// Paints the lines over `cr` with the latest column at `right` and the rows' top at
-    /// `top` (in `cr`'s units, logical pixels).
-    pub(super) fn paint(&self, cr: &Context, right: f64, top: f64) -> Result<(), PlotError> {
-        let Some(drawn) = self.drawn else {
-            return Ok(());
+    /// Copies the ring into the plotting area of `pixels`, oldest column at the left edge.
+    fn copy_into(&self, pixels: &mut [u8], latest: i64) {
+        let frame = &self.frame;
+        let ring_stride = self.ring_stride();
+        // The oldest column shown lies in slot `wrap`: slots `wrap..` go first, from the left
+        // edge, then slots `..wrap` after them; all of it as far as the frame reaches.
+        let wrap = (latest + 1).rem_euclid(self.slots) as usize * frame.scale as usize * 4;
+        let room = (frame.width - frame.left).max(0) as usize * 4;
+        let (older, newer) = (ring_stride - wrap, wrap);
+        for (row, ring_row) in (0..self.rows).zip(self.ring.chunks_exact(ring_stride)) {
+            let at = (frame.top + row) as usize * frame.stride + frame.left as usize * 4;
+            let Some(target) = pixels.get_mut(at..at + room.min(ring_stride)) else {
+                continue;
+            };
+            let (first, second) = target.split_at_mut(older.min(target.len()));
+            first.copy_from_slice(&ring_row[wrap..wrap + first.len()]);
+            second.copy_from_slice(&ring_row[..second.len().min(newer)]);
+        }
+    }
+
+    /// Puts the background back at `place`, where the ring holds the plain one instead.
+    fn restore_place(&self, pixels: &mut [u8], under: &[u8], place: i64) {
+        let frame = &self.frame;
+        let x = (frame.left + place as i32 * frame.scale) as usize * 4;
+        let bytes = frame.scale as usize * 4;
+        for row in frame.top..frame.top + self.rows {
+            let at = row as usize * frame.stride + x;
+            if let (Some(target), Some(source)) =
+                (pixels.get_mut(at..at + bytes), under.get(at..at + bytes))
+            {
+                target.copy_from_slice(source);
+            }
+        }
+    }
+
+    /// Traces the column shown at `place` straight over the background in `pixels`.
+    fn trace_place(&self, pixels: &mut [u8], history: &FrequencyHistory, latest: i64, place: i64) {
+        let frame = &self.frame;
+        let start = frame.top as usize * frame.stride + frame.left as usize * 4;
+        let Some(area) = pixels.get_mut(start..) else {
+            return;
         };
-        // The oldest column shown lies in slot `wrap`: slots `wrap..` are painted first, from
-        // the left edge, then slots `..wrap` after them.
-        let wrap = (drawn.latest + 1).rem_euclid(self.slots) as f64;
-        let (slots, rows) = (
-            self.slots as f64,
-            f64::from(self.image.height()) / f64::from(self.scale),
+        let mut raster = ColumnRaster::new(area, frame.stride, frame.width - frame.left, self.rows);
+        let column = latest - (self.slots - 1) + place;
+        let scale = frame.scale;
+        trace_lines(
+            &mut raster,
+            history,
+            &self.map,
+            &self.style,
+            (column, column),
+            |_| place as i32 * scale,
+            scale,
         );
-        let left = right + 1.0 - slots;
-        for (from, to, offset) in [
-            (left, left + slots - wrap, left - wrap),
-            (left + slots - wrap, right + 1.0, left + slots - wrap),
-        ] {
-            if to <= from {
+    }
+
+    fn ring_stride(&self) -> usize {
+        self.slots as usize * self.frame.scale as usize * 4
+    }
+}
+
+/// The four bytes of the pixel at (`x`, `y`); transparent outside the image.
+fn pixel(image: &[u8], stride: usize, x: i32, y: i32) -> [u8; 4] {
+    let at = y as usize * stride + x as usize * 4;
+    image
+        .get(at..at + 4)
+        .and_then(|bytes| bytes.try_into().ok())
+        .unwrap_or([0; 4])
+}
+
+/// Traces every CPU's line in the columns `from..=to` into `raster`, each history column at
+/// the image column `x_of(column)` and `scale` columns wide.
+fn trace_lines(
+    raster: &mut ColumnRaster<'_>,
+    history: &FrequencyHistory,
+    map: &RasterMap,
+    style: &LineStyle,
+    (from, to): (i64, i64),
+    x_of: impl Fn(i64) -> i32,
+    scale: i32,
+) {
+    let first = first_sample_for(history, map, from);
+    let half_width = style.width / 2.0;
+    // The fastest cores last, on top: they are the ones whose ramp matters most.
+    for core_type in TYPES_IN_ORDER.into_iter().rev() {
+        let color = style.palette.core(core_type);
+        for (index, cpu) in history.cpus().iter().enumerate() {
+            if cpu.core_type != core_type {
                 continue;
             }
-            cr.save()?;
-            cr.rectangle(from, top, to - from, rows);
-            cr.clip();
-            cr.set_source_surface(&self.image, offset, top)?;
-            cr.paint()?;
-            cr.restore()?;
+            trace_cpu(history, index, first, to, map, |column, low, high| {
+                if (from..=to).contains(&column) {
+                    let x = x_of(column);
+                    for x in x..x + scale {
+                        raster.span(x, low - half_width, high + half_width, color);
+                    }
+                }
+            });
         }
-        Ok(())
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use std::time::Duration;
+
+    use super::super::history::testing::hybrid_history;
+    use super::*;
+
+    const WIDTH: i32 = 140;
+    const HEIGHT: i32 = 60;
+
+    /// A background like the plot's: a colour, horizontal grid lines every 10 rows, vertical
+    /// ones at two places and the axis at the area's left edge; transparent in the margins.
+    fn background(frame: &FrameLayout) -> Vec<u8> {
+        let mut under = vec![0u8; frame.stride * frame.height as usize];
+        for y in frame.top..frame.height {
+            for x in frame.left..frame.width {
+                let place = (x - frame.left) / frame.scale;
+                let pixel: u32 = if place == 0 || place == 37 || place == 90 {
+                    0xff30_3030
+                } else if (y - frame.top) % 10 == 0 {
+                    0xffd0_d0d0
+                } else {
+                    0xffff_ffff
+                };
+                let at = y as usize * frame.stride + x as usize * 4;
+                under[at..at + 4].copy_from_slice(&pixel.to_ne_bytes());
+            }
+        }
+        under
     }
 
-    fn stride(&self) -> usize {
-        usize::try_from(self.image.stride()).unwrap_or(0)
+    /// The frame with every column traced straight over the background.
+    fn traced_straight(strip: &LineStrip, under: &[u8], history: &FrequencyHistory) -> Vec<u8> {
+        let mut pixels = under.to_vec();
+        let latest = strip.map.column(history.latest_time().unwrap());
+        for place in 0..strip.slots {
+            strip.trace_place(&mut pixels, history, latest, place);
+        }
+        pixels
     }
 
-    /// Makes the columns `from..to` transparent: all slots when that is as many as there are.
-    fn clear(&mut self, from: i64, to: i64) -> Result<(), PlotError> {
-        let (slots, scale, stride) = (self.slots, self.scale as usize, self.stride());
-        let mut data = self.image.data()?;
-        if to - from >= slots {
-            data.fill(0);
-            return Ok(());
-        }
-        for column in from..to {
-            let at = column.rem_euclid(slots) as usize * scale * 4;
-            for row in data.chunks_mut(stride.max(1)) {
-                if let Some(pixels) = row.get_mut(at..at + scale * 4) {
-                    pixels.fill(0);
+    #[test]
+    fn columns_kept_over_the_plain_background_equal_lines_traced_straight_over_it() {
+        for scale in [1, 2] {
+            let frame = FrameLayout {
+                width: WIDTH * scale,
+                height: HEIGHT * scale,
+                stride: (WIDTH * scale * 4) as usize,
+                left: 20 * scale,
+                top: 5 * scale,
+                scale,
+            };
+            let map = RasterMap {
+                columns: 100,
+                height: f64::from(45 * scale),
+                top_ghz: 5.0,
+            };
+            let style = LineStyle {
+                palette: Palette::LIGHT,
+                width: 1.25 * f64::from(scale),
+            };
+            let under = background(&frame);
+            let mut strip = LineStrip::new(map, style, frame, &under);
+            assert_eq!(strip.special, [0, 37, 90], "at scale {scale}");
+            // Samples 500 ms apart, 0.6 s a column: the ring wraps around several times.
+            let mut history = hybrid_history(0, |_, _| None);
+            for n in 0..400u32 {
+                let khz: Vec<_> = (0..4u32)
+                    .map(|cpu| Some(400_000 + (n * 7_919 + cpu * 104_729) % 4_500_000))
+                    .collect();
+                history.push(Duration::from_millis(u64::from(n) * 500), &khz);
+                let mut pixels = under.clone();
+                strip.draw(&mut pixels, &under, &history);
+                if n % 25 == 0 || n == 399 {
+                    let straight = traced_straight(&strip, &under, &history);
+                    assert!(pixels == straight, "scale {scale}, sample {n}");
+                    assert!(pixels != under, "scale {scale}, sample {n}: no lines drawn");
                 }
             }
         }
-        Ok(())
+    }
+
+    #[test]
+    fn an_empty_history_leaves_the_background_as_it_is() {
+        let frame = FrameLayout {
+            width: WIDTH,
+            height: HEIGHT,
+            stride: (WIDTH * 4) as usize,
+            left: 20,
+            top: 5,
+            scale: 1,
+        };
+        let map = RasterMap {
+            columns: 100,
+            height: 45.0,
+            top_ghz: 5.0,
+        };
+        let style = LineStyle {
+            palette: Palette::DARK,
+            width: 1.25,
+        };
+        let under = background(&frame);
+        let mut strip = LineStrip::new(map, style, frame, &under);
+        let mut pixels = under.clone();
+        strip.draw(&mut pixels, &under, &hybrid_history(0, |_, _| None));
+        assert!(pixels == under);
     }
 }

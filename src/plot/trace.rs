@@ -135,35 +135,46 @@ pub(super) fn first_sample_for(history: &FrequencyHistory, map: &RasterMap, firs
 }
 
 /// Emits, column by column, the rows that the line of the CPU at `index` covers, from its
-/// sample `first` on (see [`first_sample_for`]): it joins the samples, keeps the lowest and
-/// highest of a column (so that no spike disappears when samples outnumber pixels), and
-/// breaks where the frequency is unknown. A column depends only on its own samples and the
-/// nearest on either side, so it is complete once a later column has one.
+/// sample `first` on (see [`first_sample_for`]) to the column `through` (and parts of the one
+/// after it): it joins the samples, keeps the lowest and highest of a column (so that no
+/// spike disappears when samples outnumber pixels), and breaks where the frequency is
+/// unknown. A column depends only on its own samples and the nearest on either side, so it
+/// is complete once a later column has one.
 pub(super) fn trace_cpu(
     history: &FrequencyHistory,
     index: usize,
     first: usize,
+    through: i64,
     map: &RasterMap,
     emit: impl FnMut(i64, f64, f64),
 ) {
     let mut spans = Spans::new(emit);
     let mut column: Option<Column> = None;
     for (at, khz) in history.samples_from(index, first) {
-        let Some(khz) = khz else {
-            if let Some(done) = column.take() {
-                spans.column(&done);
-            }
-            spans.lift();
-            continue;
-        };
-        let (x, y) = (map.column(at), map.y(khz));
-        match &mut column {
-            Some(current) if current.x == x => current.add(y),
-            _ => {
-                if let Some(done) = column.replace(Column::new(x, y)) {
+        let x = map.column(at);
+        // This sample completes the column `through`: nothing after it counts.
+        let last = x > through;
+        match khz {
+            None => {
+                if let Some(done) = column.take() {
                     spans.column(&done);
                 }
+                spans.lift();
             }
+            Some(khz) => {
+                let y = map.y(khz);
+                match &mut column {
+                    Some(current) if current.x == x => current.add(y),
+                    _ => {
+                        if let Some(done) = column.replace(Column::new(x, y)) {
+                            spans.column(&done);
+                        }
+                    }
+                }
+            }
+        }
+        if last {
+            break;
         }
     }
     if let Some(done) = column {
@@ -186,18 +197,23 @@ mod tests {
         }
     }
 
-    /// The spans that `trace_cpu` emits for the first CPU from its sample `first`, with the
-    /// minute `columns` wide.
-    fn spans_from(history: &FrequencyHistory, columns: i64, first: usize) -> Vec<(i64, f64, f64)> {
+    /// The spans that `trace_cpu` emits for the first CPU from its sample `first` through the
+    /// column `through`, with the minute `columns` wide.
+    fn spans_between(
+        history: &FrequencyHistory,
+        columns: i64,
+        first: usize,
+        through: i64,
+    ) -> Vec<(i64, f64, f64)> {
         let mut spans = Vec::new();
-        trace_cpu(history, 0, first, &map(columns), |x, low, high| {
+        trace_cpu(history, 0, first, through, &map(columns), |x, low, high| {
             spans.push((x, low, high))
         });
         spans
     }
 
     fn spans(history: &FrequencyHistory, columns: i64) -> Vec<(i64, f64, f64)> {
-        spans_from(history, columns, 0)
+        spans_between(history, columns, 0, i64::MAX)
     }
 
     #[test]
@@ -259,7 +275,7 @@ mod tests {
     }
 
     #[test]
-    fn the_columns_from_any_on_are_traced_alike_from_the_samples_they_depend_on() {
+    fn any_run_of_columns_is_traced_alike_from_the_samples_it_depends_on() {
         // Samples 100 ms apart into columns 150 ms wide (some hold one sample, some two),
         // unknown now and then, and a pause of two seconds with no samples at all.
         let mut history = hybrid_history(0, |_, _| None);
@@ -272,18 +288,24 @@ mod tests {
         let last = whole.last().unwrap().0;
         for first in 0..=last + 1 {
             let from = first_sample_for(&history, &map(400), first);
-            let tail: Vec<_> = spans_from(&history, 400, from)
-                .into_iter()
-                .filter(|&(x, _, _)| x >= first)
-                .collect();
-            let expected: Vec<_> = whole
-                .iter()
-                .copied()
-                .filter(|&(x, _, _)| x >= first)
-                .collect();
-            assert_eq!(tail, expected, "from column {first}");
             assert!(from == 0 || from < history.count_before(|at| map(400).column(at) < first));
+            for through in [first, first + 3, i64::MAX] {
+                let traced: Vec<_> = spans_between(&history, 400, from, through)
+                    .into_iter()
+                    .filter(|&(x, _, _)| (first..=through).contains(&x))
+                    .collect();
+                let expected: Vec<_> = whole
+                    .iter()
+                    .copied()
+                    .filter(|&(x, _, _)| (first..=through).contains(&x))
+                    .collect();
+                assert_eq!(traced, expected, "columns {first} to {through}");
+            }
         }
+        // A trace through one column reads no more than the samples up to the next.
+        let mut read = 0;
+        trace_cpu(&history, 0, 0, 0, &map(400), |x, _, _| read = read.max(x));
+        assert!(read <= 2, "{read}");
     }
 
     #[test]
