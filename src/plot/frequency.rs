@@ -78,9 +78,11 @@ struct Layers {
     key: LayerKey,
     /// The axes and grid as ARGB32 pixels, laid out as `over`'s.
     under: Vec<u8>,
-    over: ImageSurface,
-    /// The rows (device pixels, from and to) where `over` has anything.
-    over_rows: Vec<(i32, i32)>,
+    /// The limits and legend: only the runs of rows that hold anything, most of the plot
+    /// being empty there.
+    over: Vec<RowRun>,
+    /// How the frame's pixels are laid out.
+    layout: FrameLayout,
     lines: LineStrip,
     /// The last frame drawn, to draw the next one into.
     last_frame: Option<ImageSurface>,
@@ -123,13 +125,11 @@ impl FrequencyLayers {
 impl Layers {
     fn draw(key: LayerKey, history: &FrequencyHistory) -> Result<Layers, PlotError> {
         let (mut under, area) = layer(&key, |cr| draw_mesh(cr, &key))?;
-        let (mut over, ()) = layer(&key, |cr| {
+        let (over, ()) = layer(&key, |cr| {
             draw_marks(cr, &area, &key.marks, &key.palette)?;
             draw_legend(cr, &area, history, &key.palette)
         })?;
         let under = under.data()?.to_vec();
-        let (stride, height) = (over.stride(), over.height());
-        let over_rows = rows_in_use(&over.data()?, stride, height);
         // Columns in logical pixels, rows in device pixels: a line is as thick at any scale.
         let scale = key.scale;
         let map = RasterMap {
@@ -141,20 +141,20 @@ impl Layers {
             palette: key.palette,
             width: DATA_LINE_WIDTH * scale,
         };
-        let frame = FrameLayout {
+        let layout = FrameLayout {
             width: over.width(),
-            height,
-            stride: usize::try_from(stride).unwrap_or(0),
+            height: over.height(),
+            stride: usize::try_from(over.stride()).unwrap_or(0),
             left: (area.left * scale) as i32,
             top: (area.top * scale) as i32,
             scale: scale as i32,
         };
-        let lines = LineStrip::new(map, style, frame, &under);
+        let lines = LineStrip::new(map, style, layout, &under);
         Ok(Layers {
             key,
             under,
-            over,
-            over_rows,
+            over: RowRun::all_in(over)?,
+            layout,
             lines,
             last_frame: None,
         })
@@ -165,7 +165,7 @@ impl Layers {
     /// recording keeps a copy), so that a frame allocates nothing.
     fn frame(&mut self, history: &FrequencyHistory) -> Result<&ImageSurface, PlotError> {
         let scale = self.key.scale;
-        let (width, height, stride) = (self.over.width(), self.over.height(), self.over.stride());
+        let layout = &self.layout;
         let reusable = self
             .last_frame
             .take()
@@ -183,43 +183,73 @@ impl Layers {
             None => {
                 let mut pixels = self.under.clone();
                 self.lines.draw(&mut pixels, &self.under, history);
-                ImageSurface::create_for_data(pixels, Format::ARgb32, width, height, stride)?
+                ImageSurface::create_for_data(
+                    pixels,
+                    Format::ARgb32,
+                    layout.width,
+                    layout.height,
+                    i32::try_from(layout.stride).unwrap_or(0),
+                )?
             }
         };
         frame.set_device_scale(scale, scale);
-        if !self.over_rows.is_empty() {
+        if !self.over.is_empty() {
             let cr = Context::new(&frame)?;
-            for &(from, to) in &self.over_rows {
-                cr.rectangle(
-                    0.0,
-                    f64::from(from) / scale,
-                    f64::from(width) / scale,
-                    f64::from(to - from) / scale,
-                );
+            for run in &self.over {
+                cr.set_source_surface(&run.image, 0.0, f64::from(run.top) / scale)?;
+                cr.paint()?;
             }
-            cr.clip();
-            cr.set_source_surface(&self.over, 0.0, 0.0)?;
-            cr.paint()?;
         }
         frame.flush();
         Ok(self.last_frame.insert(frame))
     }
 }
 
-/// The runs of rows of an ARGB32 image that hold a pixel that is not fully transparent.
-fn rows_in_use(pixels: &[u8], stride: i32, height: i32) -> Vec<(i32, i32)> {
-    let stride = usize::try_from(stride).unwrap_or(0).max(1);
-    let mut runs: Vec<(i32, i32)> = Vec::new();
-    for (row, bytes) in (0..height).zip(pixels.chunks(stride)) {
-        // Premultiplied: a transparent pixel is all zeros.
-        if bytes.iter().any(|&byte| byte != 0) {
-            match runs.last_mut() {
-                Some((_, to)) if *to == row => *to = row + 1,
-                _ => runs.push((row, row + 1)),
-            }
+/// A run of rows of a layer, cut out of it.
+#[derive(Debug)]
+struct RowRun {
+    /// Its first row in the layer, in device pixels.
+    top: i32,
+    image: ImageSurface,
+}
+
+impl RowRun {
+    /// The runs of rows of `layer` that hold a pixel that is not fully transparent.
+    fn all_in(mut layer: ImageSurface) -> Result<Vec<RowRun>, PlotError> {
+        let (width, height, stride) = (layer.width(), layer.height(), layer.stride());
+        let (scale, _) = layer.device_scale();
+        let pixels = layer.data()?;
+        let row_bytes = usize::try_from(stride).unwrap_or(0).max(1);
+        let rows: Vec<&[u8]> = pixels.chunks(row_bytes).take(height as usize).collect();
+        let mut runs = Vec::new();
+        let mut row = 0;
+        while row < rows.len() {
+            // Premultiplied: a transparent pixel is all zeros.
+            let in_use = |row: &&[u8]| row.iter().any(|&byte| byte != 0);
+            let Some(first) = rows[row..].iter().position(in_use).map(|n| row + n) else {
+                break;
+            };
+            let end = rows[first..]
+                .iter()
+                .position(|row| !in_use(row))
+                .map_or(rows.len(), |n| first + n);
+            let data = rows[first..end].concat();
+            let image = ImageSurface::create_for_data(
+                data,
+                Format::ARgb32,
+                width,
+                (end - first) as i32,
+                stride,
+            )?;
+            image.set_device_scale(scale, scale);
+            runs.push(RowRun {
+                top: first as i32,
+                image,
+            });
+            row = end;
         }
+        Ok(runs)
     }
-    runs
 }
 
 /// The target's pixels per logical pixel (2 on HiDPI image targets; GTK's recording
@@ -586,6 +616,27 @@ mod tests {
         let (inked, after) = draw(&history, &mut layers);
         assert!(inked < 10, "{inked}");
         assert!(after == draw(&history, &mut FrequencyLayers::default()).1);
+    }
+
+    #[test]
+    fn a_layer_keeps_only_its_rows_in_use() {
+        let mut layer = ImageSurface::create(Format::ARgb32, 3, 10).unwrap();
+        {
+            let mut data = layer.data().unwrap();
+            let stride = 12;
+            for (row, x) in [(2, 0), (3, 2), (7, 1), (9, 2)] {
+                data[row * stride + x * 4..][..4].copy_from_slice(&[1, 2, 3, 4]);
+            }
+        }
+        let runs = RowRun::all_in(layer).unwrap();
+        let shape: Vec<_> = runs
+            .iter()
+            .map(|run| (run.top, run.image.height()))
+            .collect();
+        assert_eq!(shape, [(2, 2), (7, 1), (9, 1)]);
+        let mut second_row_of_first = runs.into_iter().next().unwrap().image;
+        let data = second_row_of_first.data().unwrap();
+        assert_eq!(&data[12 + 8..12 + 12], [1, 2, 3, 4]);
     }
 
     #[test]

@@ -11,8 +11,6 @@
 //! tracing it saved. The few columns where the background is not plain (the vertical grid
 //! lines, the axis) are traced straight over it on every frame.
 
-use std::collections::HashMap;
-
 use super::history::{FrequencyHistory, TYPES_IN_ORDER};
 use super::palette::Palette;
 use super::raster::ColumnRaster;
@@ -84,34 +82,30 @@ impl LineStrip {
             .max(0);
         // Places whose device columns lie wholly inside the frame.
         let places = i64::from((frame.width - frame.left).max(0) / scale).min(slots);
-        let column = |x: i32| -> Vec<u8> {
-            (0..rows)
-                .flat_map(|row| pixel(under, frame.stride, x, frame.top + row))
-                .collect()
-        };
-        let columns: Vec<Vec<Vec<u8>>> = (0..places)
-            .map(|place| {
-                let x = frame.left + place as i32 * scale;
-                (x..x + scale).map(column).collect()
+        let columns = 0..(places as i32 * scale);
+        let at = |x: i32, row: i32| pixel(under, frame.stride, frame.left + x, frame.top + row);
+        // The plain background is, row by row, what most of the row holds (found by majority
+        // vote, which needs no counts). The choice only matters for speed: a place that
+        // differs anywhere is traced straight over the background.
+        let plain: Vec<u8> = (0..rows)
+            .flat_map(|row| {
+                let mut vote = ([0; 4], 0usize);
+                for x in columns.clone() {
+                    let pixel = at(x, row);
+                    vote = match vote {
+                        (_, 0) => (pixel, 1),
+                        (held, count) if held == pixel => (held, count + 1),
+                        (held, count) => (held, count - 1),
+                    };
+                }
+                vote.0
             })
             .collect();
-        // The plain background is the one that most places have in all their columns.
-        let mut counts: HashMap<&[u8], usize> = HashMap::new();
-        for place in &columns {
-            if place.iter().all(|column| *column == place[0]) {
-                *counts.entry(&place[0]).or_default() += 1;
-            }
-        }
-        let plain = counts
-            .into_iter()
-            .max_by_key(|&(column, count)| (count, column))
-            .map(|(column, _)| column.to_vec())
-            .unwrap_or_else(|| vec![0; rows as usize * 4]);
         let special = (0..places)
             .filter(|&place| {
-                columns[place as usize]
-                    .iter()
-                    .any(|column| *column != plain)
+                let x = place as i32 * scale;
+                (x..x + scale)
+                    .any(|x| (0..rows).any(|row| at(x, row)[..] != plain[row as usize * 4..][..4]))
             })
             .collect();
         let ring_stride = slots as usize * scale as usize * 4;
