@@ -18,6 +18,7 @@ use relm4::Sender;
 
 use crate::notify::{self, Announcements, NotificationsProxy, DEFAULT_ACTION, FIX_ACTION};
 use crate::said::Said;
+use crate::session_state::SessionState;
 use crate::tray::{PacerTray, TrayHandle, TrayRequest, TrayView};
 
 /// What the tray item and the notification server tell the window (through the channel
@@ -210,9 +211,16 @@ impl Background {
         self.notifications = Part::Ready(proxy);
     }
 
-    /// Shows the new state in the tray, and notifies about new warnings when `notify`.
-    pub fn show(&mut self, status: &Status, helper_present: bool, notify: bool) {
-        let view = TrayView::of(status, helper_present);
+    /// Shows the session's new `state`, from `status`, in the tray, and notifies about new
+    /// warnings when `notify`.
+    pub fn show(
+        &mut self,
+        state: &SessionState,
+        status: &Status,
+        helper_present: bool,
+        notify: bool,
+    ) {
+        let view = TrayView::of(state, &status.snapshot);
         if view != self.shown {
             self.shown = view;
             self.update_tray();
@@ -251,7 +259,7 @@ impl Background {
     pub fn action(&self, id: u32, key: &str) -> Option<TrayRequest> {
         match key {
             FIX_ACTION => self.fixes.get(&id).cloned().map(TrayRequest::Fix),
-            DEFAULT_ACTION => Some(TrayRequest::Open),
+            DEFAULT_ACTION => Some(TrayRequest::Show(None)),
             _ => None,
         }
     }

@@ -21,7 +21,9 @@ mod notify;
 mod overview;
 pub mod plot;
 mod said;
+mod session_state;
 pub mod settings;
+mod state_bus;
 #[cfg(test)]
 mod testing;
 mod tray;

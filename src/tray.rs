@@ -13,26 +13,52 @@ use std::sync::{Arc, Mutex};
 
 use pacer_core::findings::{FixAction, Severity};
 use pacer_core::i18n::{fill, gettext};
-use pacer_core::machine::{cores_heading, FrequencySampler};
-use pacer_core::status::Status;
-use pacer_core::values::CoreType;
+use pacer_core::machine::{cores_heading, FrequencySampler, Snapshot};
+use pacer_core::values::{CoreType, Epp};
 use pacer_core::SysRoot;
 use relm4::gtk::glib;
 use relm4::Sender;
 
-use crate::change::{offered_fix, Change};
+use crate::change::Change;
 use crate::config;
 use crate::icons;
 use crate::overview::profile_label;
+use crate::session_state::SessionState;
 
-/// What the tray asks the window to do.
+/// What the tray, a notification or a caller on the session bus asks the window to do.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TrayRequest {
     Change(Change),
     Fix(FixAction),
-    Open,
+    /// Show the window: on this page, or the one it showed last.
+    Show(Option<Page>),
     Measure,
     Quit,
+}
+
+/// A page of the window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Page {
+    Overview,
+    Cpus,
+    Measure,
+}
+
+impl Page {
+    pub const ALL: [Page; 3] = [Page::Overview, Page::Cpus, Page::Measure];
+
+    /// Its name in the window's stack, and on the bus.
+    pub fn name(self) -> &'static str {
+        match self {
+            Page::Overview => "overview",
+            Page::Cpus => "cpus",
+            Page::Measure => "measure",
+        }
+    }
+
+    pub fn named(name: &str) -> Option<Page> {
+        Page::ALL.into_iter().find(|page| page.name() == name)
+    }
 }
 
 /// One core type's line of the tooltip: its name, its EPP, and which sampled CPUs it has.
@@ -40,7 +66,7 @@ pub enum TrayRequest {
 pub struct CoreTypeLine {
     pub core_type: Option<CoreType>,
     /// The EPP its policies share, or `None` when they differ or have none.
-    pub epp: Option<String>,
+    pub epp: Option<Epp>,
     /// Indexes into the sampled CPUs.
     pub cpus: Vec<usize>,
 }
@@ -71,79 +97,52 @@ pub fn icon_name(profile: Option<&str>, warning: bool) -> String {
 }
 
 impl TrayView {
-    /// The tray's view of `status`; fixes that need pacer-helper offered only when
-    /// `helper_present`.
-    pub fn of(status: &Status, helper_present: bool) -> TrayView {
-        let profile = status.profile.as_ref();
-        let warning = status
+    /// The tray's view of the session's `state`, the CPUs as `snapshot` has them.
+    pub fn of(state: &SessionState, snapshot: &Snapshot) -> TrayView {
+        let warning = state
             .findings
             .iter()
             .any(|finding| finding.severity == Severity::Warning);
-        let profiles: Vec<(String, String)> = profile
-            .map(|p| {
-                p.available
-                    .iter()
-                    .map(|info| (info.profile.clone(), profile_label(&info.profile)))
-                    .collect()
-            })
-            .unwrap_or_default();
-        let active = profile.and_then(|p| profiles.iter().position(|(name, _)| *name == p.active));
-        let title = match profile {
-            Some(p) => fill(
+        let profiles: Vec<(String, String)> = state
+            .profiles
+            .iter()
+            .map(|name| (name.clone(), profile_label(name)))
+            .collect();
+        let active = state
+            .profile
+            .as_ref()
+            .and_then(|active| profiles.iter().position(|(name, _)| name == active));
+        let title = match &state.profile {
+            Some(profile) => fill(
                 gettext("Pacer: {profile} profile"),
-                &[("profile", &profile_label(&p.active))],
+                &[("profile", &profile_label(profile))],
             ),
             None => gettext("Pacer: no power profile daemon"),
         };
-        let snapshot = &status.snapshot;
-        let cpus: Vec<u32> = snapshot
-            .cpus
+        let online: Vec<_> = snapshot.cpus.iter().filter(|cpu| cpu.online).collect();
+        let core_types = state
+            .core_types
             .iter()
-            .filter(|cpu| cpu.online)
-            .map(|cpu| cpu.id)
+            .map(|shared| CoreTypeLine {
+                core_type: shared.core_type,
+                epp: shared.epp,
+                cpus: (0..online.len())
+                    .filter(|&index| online[index].core_type == shared.core_type)
+                    .collect(),
+            })
             .collect();
-        let mut core_types: Vec<CoreTypeLine> = Vec::new();
-        for (index, cpu) in snapshot.cpus.iter().filter(|cpu| cpu.online).enumerate() {
-            let epp = cpu
-                .policy
-                .and_then(|id| snapshot.policy(id))
-                .and_then(|policy| policy.epp)
-                .map(|epp| epp.to_string());
-            match core_types
-                .iter_mut()
-                .find(|line| line.core_type == cpu.core_type)
-            {
-                Some(line) => {
-                    if line.epp != epp {
-                        line.epp = None;
-                    }
-                    line.cpus.push(index);
-                }
-                None => core_types.push(CoreTypeLine {
-                    core_type: cpu.core_type,
-                    epp,
-                    cpus: vec![index],
-                }),
-            }
-        }
-        core_types.sort_by_key(|line| (line.core_type.is_none(), line.core_type));
         TrayView {
-            icon: icon_name(profile.map(|p| p.active.as_str()), warning),
+            icon: icon_name(state.profile.as_deref(), warning),
             title,
             profiles,
             active,
-            findings: status
+            findings: state
                 .findings
                 .iter()
-                .map(|finding| {
-                    (
-                        finding.summary.clone(),
-                        offered_fix(finding, helper_present).cloned(),
-                    )
-                })
+                .map(|finding| (finding.summary.clone(), finding.fix.clone()))
                 .collect(),
             core_types,
-            cpus,
+            cpus: online.iter().map(|cpu| cpu.id).collect(),
         }
     }
 
@@ -168,7 +167,12 @@ impl TrayView {
                     gettext("{cores}: EPP {epp}, {frequency} GHz"),
                     &[
                         ("cores", &cores_heading(line.core_type)),
-                        ("epp", &line.epp.clone().unwrap_or_else(|| "—".to_owned())),
+                        (
+                            "epp",
+                            &line
+                                .epp
+                                .map_or_else(|| "—".to_owned(), |epp| epp.to_string()),
+                        ),
                         ("frequency", &frequency),
                     ],
                 )
@@ -227,7 +231,7 @@ impl PacerTray {
             .is_none_or(|(cpus, _)| *cpus != self.view.cpus)
         {
             // The snapshot maps CPUs to policies; read only when the CPUs changed.
-            let Ok(snapshot) = pacer_core::Snapshot::read(&self.root) else {
+            let Ok(snapshot) = Snapshot::read(&self.root) else {
                 return Vec::new();
             };
             let sampler = FrequencySampler::new(&self.root, &snapshot, &self.view.cpus);
@@ -292,7 +296,7 @@ impl ksni::Tray for PacerTray {
     }
 
     fn activate(&mut self, _x: i32, _y: i32) {
-        self.request(TrayRequest::Open);
+        self.request(TrayRequest::Show(None));
     }
 
     fn menu(&self) -> Vec<ksni::MenuItem<Self>> {
@@ -349,7 +353,7 @@ impl ksni::Tray for PacerTray {
         }
         for (label, request) in [
             (gettext("Measure Ramp-Up"), TrayRequest::Measure),
-            (gettext("Open Pacer"), TrayRequest::Open),
+            (gettext("Open Pacer"), TrayRequest::Show(None)),
             (gettext("Quit"), TrayRequest::Quit),
         ] {
             items.push(
@@ -411,8 +415,11 @@ mod tests {
         let mut status = status("intel-hybrid", &[(epp, "power")]);
         // Without a profile daemon the mixed EPP is information; as a warning it marks the icon.
         status.findings[0].severity = Severity::Warning;
-        let view = TrayView::of(&status, true);
+        let state = SessionState::of(&status, true, &SessionState::default());
+        let view = TrayView::of(&state, &status.snapshot);
         assert_eq!(view.cpus.len(), 16);
+        assert_eq!(view.core_types[0].cpus, (0..8).collect::<Vec<_>>());
+        assert_eq!(view.core_types[1].cpus, (8..16).collect::<Vec<_>>());
         assert_eq!(view.core_types.len(), 2);
         assert_eq!(view.core_types[0].core_type, Some(CoreType::Performance));
         // E-cores differ (one is power now): no single EPP.

@@ -11,20 +11,8 @@ use std::process::Command;
 use std::thread::sleep;
 use std::time::{Duration, Instant};
 
-use common::Gui;
-use pacer_testrig::{Service, SystemBus, PPD_ACTIONS};
-
-/// Waits up to `limit` for `check` to hold, saying what was last seen otherwise.
-fn wait_until(limit: Duration, what: &str, mut check: impl FnMut() -> Result<(), String>) {
-    let deadline = Instant::now() + limit;
-    loop {
-        match check() {
-            Ok(()) => return,
-            Err(seen) if Instant::now() > deadline => panic!("{what}: {seen}"),
-            Err(_) => sleep(Duration::from_millis(100)),
-        }
-    }
-}
+use common::{wait_until, Gui, Laptop};
+use pacer_testrig::{Service, SystemBus};
 
 /// The id of the menu entry labelled `label` in a `GetLayout` answer as gdbus prints it.
 fn entry_id(layout: &str, label: &str) -> Option<String> {
@@ -39,16 +27,8 @@ fn entry_id(layout: &str, label: &str) -> Option<String> {
 
 #[test]
 fn the_tray_switches_profiles_and_warns_once() {
-    let system = SystemBus::start();
-    let mut allowed: Vec<&str> = pacer_dbus::actions::ALL.to_vec();
-    allowed.extend(PPD_ACTIONS);
-    let tree = pacer_testrig::model_tree("intel-hybrid");
-    let state = tempfile::tempdir().unwrap();
-    let _system_services: Vec<Service> = vec![
-        system.polkit(&allowed),
-        system.power_profiles_daemon(tree.path()),
-        system.pacer_helper(tree.path(), state.path()),
-    ];
+    let laptop = Laptop::start("intel-hybrid");
+    let system = &laptop.bus;
 
     let session = SystemBus::start();
     let on_session = |program: &str| {
@@ -75,7 +55,7 @@ fn the_tray_switches_profiles_and_warns_once() {
     );
     session.wait_for_name("org.freedesktop.Notifications", Duration::from_secs(10));
 
-    let root = tree.path().to_str().unwrap();
+    let root = laptop.root();
     let gui = Gui::start_on(
         &[
             "--background",
@@ -183,8 +163,7 @@ fn the_tray_switches_profiles_and_warns_once() {
 
     // The EPP drifts behind the daemon's back: the warning icon, and one notification.
     std::fs::write(
-        tree.path()
-            .join("sys/devices/system/cpu/cpufreq/policy4/energy_performance_preference"),
+        laptop.file("sys/devices/system/cpu/cpufreq/policy4/energy_performance_preference"),
         "power\n",
     )
     .unwrap();
@@ -228,9 +207,7 @@ fn the_tray_switches_profiles_and_warns_once() {
             ],
         )
         .unwrap();
-    let epp = tree
-        .path()
-        .join("sys/devices/system/cpu/cpufreq/policy4/energy_performance_preference");
+    let epp = laptop.file("sys/devices/system/cpu/cpufreq/policy4/energy_performance_preference");
     wait_until(
         Duration::from_secs(15),
         "the fix from the notification",

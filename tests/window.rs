@@ -11,8 +11,8 @@ mod common;
 use std::thread::sleep;
 use std::time::Duration;
 
-use common::Gui;
-use pacer_testrig::{Service, SystemBus, PPD_ACTIONS};
+use common::{Gui, Laptop};
+use pacer_testrig::SystemBus;
 
 /// The window on a simulated laptop in a directory of its own, up and saying so.
 fn simulated_laptop() -> (tempfile::TempDir, Gui) {
@@ -150,17 +150,9 @@ fn a_machine_without_cpufreq_is_offered_the_simulated_laptop() {
 /// the daemon's back): the profile says performance, the EPP says otherwise.
 #[test]
 fn the_seeds_inconsistency_raises_the_banner() {
-    let bus = SystemBus::start();
-    let mut allowed: Vec<&str> = pacer_dbus::actions::ALL.to_vec();
-    allowed.extend(PPD_ACTIONS);
-    let tree = pacer_testrig::model_tree("intel-hybrid");
-    let state = tempfile::tempdir().unwrap();
-    let _services: Vec<Service> = vec![
-        bus.polkit(&allowed),
-        bus.power_profiles_daemon(tree.path()),
-        bus.pacer_helper(tree.path(), state.path()),
-    ];
-    let root = tree.path().to_str().unwrap();
+    let laptop = Laptop::start("intel-hybrid");
+    let bus = &laptop.bus;
+    let root = laptop.root();
     let gui = Gui::start(
         &["--simulate", "intel-hybrid", "--sysfs-root", root],
         Some(bus.address()),
@@ -194,9 +186,7 @@ fn the_seeds_inconsistency_raises_the_banner() {
     // daemon writes the EPP again.
     gui.key("alt+f");
     gui.wait_for_log("banner clears EppMismatch", Duration::from_secs(15));
-    let epp = tree
-        .path()
-        .join("sys/devices/system/cpu/cpufreq/policy0/energy_performance_preference");
+    let epp = laptop.file("sys/devices/system/cpu/cpufreq/policy0/energy_performance_preference");
     assert_eq!(
         std::fs::read_to_string(epp).unwrap().trim_end(),
         "performance"

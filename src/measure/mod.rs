@@ -29,6 +29,7 @@ use crate::plot::RampPlot;
 use crate::said::Said;
 
 use export::{export, Export};
+pub use state::MeasureEvent;
 use state::{MeasureState, Outcome, Phase};
 
 #[derive(Debug)]
@@ -74,8 +75,7 @@ pub enum MeasureMsg {
 impl SimpleComponent for MeasurePage {
     type Init = PathBuf;
     type Input = MeasureMsg;
-    /// Something for a toast.
-    type Output = Said;
+    type Output = MeasureEvent;
 
     view! {
         gtk::Box {
@@ -235,6 +235,17 @@ impl SimpleComponent for MeasurePage {
     }
 
     fn update(&mut self, message: MeasureMsg, sender: ComponentSender<Self>) {
+        let was_running = self.state.running();
+        self.follow(message, &sender);
+        if self.state.running() != was_running {
+            let _ = sender.output(MeasureEvent::Running(self.state.running()));
+        }
+    }
+}
+
+impl MeasurePage {
+    /// Does what `message` asks.
+    fn follow(&mut self, message: MeasureMsg, sender: &ComponentSender<Self>) {
         match message {
             MeasureMsg::Status(status) => {
                 self.update_compare_options(&status.snapshot);
@@ -246,8 +257,8 @@ impl SimpleComponent for MeasurePage {
                 self.status = None;
                 self.helper = None;
             }
-            MeasureMsg::Measure => self.measure(&sender),
-            MeasureMsg::Compare => self.compare(&sender),
+            MeasureMsg::Measure => self.measure(sender),
+            MeasureMsg::Compare => self.compare(sender),
             MeasureMsg::Cancel => {
                 self.cancel_local.store(true, Ordering::Relaxed);
                 if let Some(cancel) = self.cancel_compare.take() {
@@ -278,7 +289,7 @@ impl SimpleComponent for MeasurePage {
                     }
                     Err(error) => {
                         self.state.finished(None);
-                        let _ = sender.output(error);
+                        let _ = sender.output(MeasureEvent::Say(error));
                     }
                 }
             }
@@ -290,27 +301,25 @@ impl SimpleComponent for MeasurePage {
                     self.show_entry();
                 }
             }
-            MeasureMsg::Export(format) => self.choose_file(format, &sender),
+            MeasureMsg::Export(format) => self.choose_file(format, sender),
             MeasureMsg::ExportTo(format, path) => {
                 // Drawn and written off the main loop (a PNG takes a while).
                 if let Some(entry) = self.state.shown_entry().cloned() {
                     let output = sender.output_sender().clone();
                     relm4::spawn_blocking(move || {
-                        output.emit(match export(&entry, format, &path) {
+                        output.emit(MeasureEvent::Say(match export(&entry, format, &path) {
                             Ok(()) => Said::plain(fill(
                                 gettext("Saved {file}"),
                                 &[("file", &path.display())],
                             )),
                             Err(said) => said,
-                        });
+                        }));
                     });
                 }
             }
         }
     }
-}
 
-impl MeasurePage {
     fn update_compare_options(&mut self, snapshot: &Snapshot) {
         let policy = snapshot.policies.iter().find(|p| p.is_active());
         let governors: Vec<Governor> = policy

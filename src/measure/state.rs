@@ -7,6 +7,16 @@ use pacer_bench::table::{core_label, RampTable};
 use pacer_core::i18n::{fill, gettext};
 
 use crate::plot::RampSeries;
+use crate::said::Said;
+
+/// What the page tells the window.
+#[derive(Debug)]
+pub enum MeasureEvent {
+    /// Something for a toast.
+    Say(Said),
+    /// A measurement started (`true`) or ended.
+    Running(bool),
+}
 
 /// Trials per CPU: enough for a spread, short enough to wait for (about 2 s each).
 pub const TRIALS: u32 = 5;
@@ -157,6 +167,10 @@ impl MeasureState {
                 )
             };
         }
+    }
+
+    pub fn running(&self) -> bool {
+        self.phase != Phase::Idle
     }
 
     /// The fraction done, for the progress bar.

@@ -25,11 +25,13 @@ use crate::feed::{self, FeedControl, FeedEvent};
 use crate::helper::{self, HelperLink, OwnHelper, Wanted};
 use crate::icons;
 use crate::machine::{Machine, OFFERED_MODEL};
-use crate::measure::{MeasureMsg, MeasurePage};
+use crate::measure::{MeasureEvent, MeasureMsg, MeasurePage};
 use crate::overview::{OverviewInit, OverviewMsg, OverviewPage};
 use crate::plot::{FrequencyMarks, FrequencyPlot, TracedCpu};
 use crate::said::Said;
+use crate::session_state::SessionState;
 use crate::settings;
+use crate::state_bus::StateBus;
 use crate::tray::TrayRequest;
 
 mod chrome;
@@ -77,6 +79,10 @@ pub struct Window {
     toasts: adw::ToastOverlay,
     stack: adw::ViewStack,
     tray_and_notifications: Background,
+    /// What the tray and the session bus show.
+    session: SessionState,
+    /// Pacer's state on the session bus, where there is one.
+    state_bus: Option<StateBus>,
     settings: Option<gio::Settings>,
 }
 
@@ -96,6 +102,8 @@ pub enum WindowMsg {
     Background(BackgroundEvent),
     /// The user turned on a part that works while the window is closed.
     BackgroundWanted(BackgroundPart),
+    /// A measurement started or ended.
+    Measuring(bool),
 }
 
 #[derive(Debug)]
@@ -175,7 +183,10 @@ impl Component for Window {
             .forward(sender.input_sender(), WindowMsg::Change);
         let measure = MeasurePage::builder()
             .launch(init.machine.root().to_owned())
-            .forward(sender.input_sender(), WindowMsg::Toast);
+            .forward(sender.input_sender(), |event| match event {
+                MeasureEvent::Say(said) => WindowMsg::Toast(said),
+                MeasureEvent::Running(running) => WindowMsg::Measuring(running),
+            });
         let control = FeedControl::new(init.machine.root().to_owned(), init.period);
         // Nobody sees anything until the window is mapped (never, in the background).
         init.machine.set_pace(false, init.period);
@@ -194,7 +205,15 @@ impl Component for Window {
                 input.emit(WindowMsg::Background(event));
             }
         });
-        let tray_and_notifications = Background::start(init.machine.root(), events);
+        let tray_and_notifications = Background::start(init.machine.root(), events.clone());
+        // Callers on the session bus ask what the tray can.
+        let (requests, asked) = relm4::channel::<TrayRequest>();
+        relm4::spawn_local(async move {
+            while let Some(request) = asked.recv().await {
+                events.emit(BackgroundEvent::Request(request));
+            }
+        });
+        let state_bus = StateBus::export(requests);
         let model = Window {
             period: init.period,
             control: Arc::clone(&control),
@@ -211,6 +230,8 @@ impl Component for Window {
             toasts: adw::ToastOverlay::new(),
             stack: adw::ViewStack::new(),
             tray_and_notifications,
+            session: SessionState::default(),
+            state_bus,
             settings,
             machine: init.machine,
         };
@@ -316,6 +337,9 @@ impl Component for Window {
                 }
             }
             WindowMsg::Toast(said) => self.show_toast(&said, TOAST_SECONDS, root),
+            WindowMsg::Measuring(measuring) => {
+                self.show_on_bus(|state| state.measuring = measuring)
+            }
             WindowMsg::Measure => self.measure.emit(MeasureMsg::Measure),
             WindowMsg::Present => root.present(),
             WindowMsg::Background(event) => self.background_event(event, root, &sender),
@@ -349,8 +373,9 @@ impl Component for Window {
                 // costs: once a second.
                 if at.saturating_sub(self.summarised) >= SUMMARY_PERIOD {
                     self.summarised = at;
-                    self.overview
-                        .emit(OverviewMsg::Summary(self.plot.summary()));
+                    let summary = self.plot.summary();
+                    self.show_on_bus(|state| state.set_frequencies(&summary));
+                    self.overview.emit(OverviewMsg::Summary(summary));
                 }
             }
             WindowCmd::Helper(link, own) => {
@@ -448,8 +473,10 @@ impl Window {
             .as_ref()
             .is_none_or(|s| s.boolean(settings::NOTIFY_FINDINGS));
         let helper_present = !matches!(self.helper, Some(HelperLink::Missing(_)));
+        let session = SessionState::of(&status, helper_present, &self.session);
         self.tray_and_notifications
-            .show(&status, helper_present, notify);
+            .show(&session, &status, helper_present, notify);
+        self.show_on_bus(|state| *state = session);
         let types_known = self.status.as_ref().map(|s| core_types(&s.snapshot));
         if types_known != Some(core_types(&status.snapshot)) {
             self.plot.set_marks(marks(&status.snapshot));
@@ -465,6 +492,14 @@ impl Window {
             self.plot.reset(self.traced(&plotted));
         }
         self.show_banner();
+    }
+
+    /// Changes the session's state by `change`, and shows it on the bus.
+    fn show_on_bus(&mut self, change: impl FnOnce(&mut SessionState)) {
+        change(&mut self.session);
+        if let Some(bus) = &self.state_bus {
+            bus.show(self.session.clone());
+        }
     }
 
     fn show_banner(&self) {
@@ -553,7 +588,12 @@ impl Window {
         match request {
             TrayRequest::Change(change) => self.carry_out(vec![change], sender),
             TrayRequest::Fix(action) => self.carry_out(Change::steps_of(&action), sender),
-            TrayRequest::Open => root.present(),
+            TrayRequest::Show(page) => {
+                if let Some(page) = page {
+                    self.stack.set_visible_child_name(page.name());
+                }
+                root.present();
+            }
             TrayRequest::Measure => {
                 root.present();
                 self.stack.set_visible_child_name("measure");

@@ -209,3 +209,55 @@ impl Drop for Gui {
         let _ = self.xvfb.wait();
     }
 }
+
+/// A simulated laptop with its system bus: polkit's stand-in allowing every action, the real
+/// power-profiles-daemon and pacer-helper, all over one simulated tree.
+pub struct Laptop {
+    pub bus: pacer_testrig::SystemBus,
+    pub tree: tempfile::TempDir,
+    _state: tempfile::TempDir,
+    _services: Vec<pacer_testrig::Service>,
+}
+
+impl Laptop {
+    pub fn start(model: &str) -> Laptop {
+        let bus = pacer_testrig::SystemBus::start();
+        let mut allowed: Vec<&str> = pacer_dbus::actions::ALL.to_vec();
+        allowed.extend(pacer_testrig::PPD_ACTIONS);
+        let tree = pacer_testrig::model_tree(model);
+        let state = tempfile::tempdir().unwrap();
+        let services = vec![
+            bus.polkit(&allowed),
+            bus.power_profiles_daemon(tree.path()),
+            bus.pacer_helper(tree.path(), state.path()),
+        ];
+        Laptop {
+            bus,
+            tree,
+            _state: state,
+            _services: services,
+        }
+    }
+
+    /// The tree's root, for `--sysfs-root`.
+    pub fn root(&self) -> &str {
+        self.tree.path().to_str().unwrap()
+    }
+
+    /// A file of the tree, by its path under the root.
+    pub fn file(&self, path: &str) -> PathBuf {
+        self.tree.path().join(path)
+    }
+}
+
+/// Waits up to `limit` for `check` to hold, saying what was last seen otherwise.
+pub fn wait_until(limit: Duration, what: &str, mut check: impl FnMut() -> Result<(), String>) {
+    let deadline = Instant::now() + limit;
+    loop {
+        match check() {
+            Ok(()) => return,
+            Err(seen) if Instant::now() > deadline => panic!("{what}: {seen}"),
+            Err(_) => sleep(Duration::from_millis(100)),
+        }
+    }
+}

@@ -1,0 +1,163 @@
+//! Pacer's state on the session bus (`io.github.pacerapp.Pacer.State1`, described in
+//! `data/io.github.pacerapp.Pacer.State1.xml`), for the GNOME Shell extension and any other
+//! view: exported on the application's own connection, so under its name, by whichever Pacer
+//! runs (window or background). It shows a [`SessionState`]; what callers ask for goes back
+//! to the window as its requests.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use relm4::gtk::gio::{self, prelude::*};
+use relm4::gtk::glib;
+use relm4::Sender;
+
+use crate::session_state::{SessionState, INTERFACE};
+use crate::tray::TrayRequest;
+
+pub const OBJECT_PATH: &str = "/io/github/pacerapp/Pacer";
+const INTROSPECTION: &str = include_str!("../data/io.github.pacerapp.Pacer.State1.xml");
+
+/// The exported object: it answers from the state last shown, and sends what callers ask
+/// for to `requests`.
+#[derive(Debug)]
+pub struct StateBus {
+    connection: gio::DBusConnection,
+    state: Rc<RefCell<SessionState>>,
+    _registration: gio::RegistrationId,
+}
+
+impl StateBus {
+    /// Exports the state on the application's connection; `None` (with the reason logged)
+    /// where the application has no session bus.
+    pub fn export(requests: Sender<TrayRequest>) -> Option<StateBus> {
+        let Some(connection) = relm4::main_application().dbus_connection() else {
+            glib::g_message!("pacer", "no session bus: Pacer's state is not on the bus");
+            return None;
+        };
+        match Self::register(connection, requests) {
+            Ok(exported) => {
+                glib::g_debug!("pacer", "state exported on the session bus");
+                Some(exported)
+            }
+            Err(error) => {
+                glib::g_warning!("pacer", "cannot export Pacer's state on the bus: {}", error);
+                None
+            }
+        }
+    }
+
+    fn register(
+        connection: gio::DBusConnection,
+        requests: Sender<TrayRequest>,
+    ) -> Result<StateBus, glib::Error> {
+        let node = gio::DBusNodeInfo::for_xml(INTROSPECTION)?;
+        let interface = node.lookup_interface(INTERFACE).ok_or_else(|| {
+            glib::Error::new(
+                gio::IOErrorEnum::InvalidData,
+                "the interface XML lacks State1",
+            )
+        })?;
+        let state: Rc<RefCell<SessionState>> = Rc::default();
+        let (answers, asked) = (Rc::clone(&state), Rc::clone(&state));
+        let registration = connection
+            .register_object(OBJECT_PATH, &interface)
+            .method_call(move |_, _, _, _, method, parameters, invocation| {
+                match asked.borrow().request(method, &parameters) {
+                    Ok(request) => {
+                        requests.emit(request);
+                        invocation.return_value(None);
+                    }
+                    Err(refusal) => {
+                        invocation.return_dbus_error(&refusal.name(), &refusal.message());
+                    }
+                }
+            })
+            .property(move |_, _, _, _, name| {
+                answers
+                    .borrow()
+                    .property(name)
+                    .unwrap_or_else(|| false.to_variant())
+            })
+            .build()?;
+        Ok(StateBus {
+            connection,
+            state,
+            _registration: registration,
+        })
+    }
+
+    /// Shows `new`, announcing each property that changed.
+    pub fn show(&self, new: SessionState) {
+        let old = self.state.replace(new);
+        let state = self.state.borrow();
+        let changed = glib::VariantDict::new(None);
+        let mut any = false;
+        for name in PROPERTIES {
+            if let (Some(value), previous) = (state.property(name), old.property(name)) {
+                if previous.as_ref() != Some(&value) {
+                    changed.insert_value(name, &value);
+                    any = true;
+                }
+            }
+        }
+        if !any {
+            return;
+        }
+        let invalidated: Vec<String> = Vec::new();
+        let body = (INTERFACE, changed.end(), invalidated).to_variant();
+        if let Err(error) = self.connection.emit_signal(
+            None,
+            OBJECT_PATH,
+            "org.freedesktop.DBus.Properties",
+            "PropertiesChanged",
+            Some(&body),
+        ) {
+            glib::g_warning!("pacer", "cannot announce Pacer's new state: {}", error);
+        }
+    }
+}
+
+/// Every property of the interface, in its order.
+const PROPERTIES: [&str; 9] = [
+    "Profile",
+    "Profiles",
+    "ProfileDaemon",
+    "Holds",
+    "DegradedReason",
+    "CoreTypes",
+    "Frequencies",
+    "Findings",
+    "Measuring",
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_interface_xml_lists_every_property_with_the_type_it_is_sent_as() {
+        let node = gio::DBusNodeInfo::for_xml(INTROSPECTION).unwrap();
+        let interface = node.lookup_interface(INTERFACE).unwrap();
+        // `<property type="…" name="…"`, as the file writes each.
+        let declared: Vec<(&str, &str)> = INTROSPECTION
+            .split("<property type=\"")
+            .skip(1)
+            .filter_map(|rest| {
+                let (signature, rest) = rest.split_once('"')?;
+                let name = rest.strip_prefix(" name=\"")?.split('"').next()?;
+                Some((name, signature))
+            })
+            .collect();
+        assert_eq!(
+            declared.iter().map(|(name, _)| *name).collect::<Vec<_>>(),
+            PROPERTIES
+        );
+        let state = SessionState::default();
+        for (name, signature) in declared {
+            assert!(interface.lookup_property(name).is_some(), "{name}");
+            let value = state.property(name).unwrap();
+            assert_eq!(value.type_().as_str(), signature, "{name}");
+        }
+        assert!(state.property("Nonsense").is_none());
+    }
+}

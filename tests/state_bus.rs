@@ -1,0 +1,194 @@
+//! Pacer's state on the session bus (`io.github.pacerapp.Pacer.State1`) against real parts:
+//! the real power-profiles-daemon and pacer-helper on a private system bus over a simulated
+//! laptop, Pacer started with `--background` on a private session bus, called with `gdbus`
+//! as any client would.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use std::process::Stdio;
+use std::thread::sleep;
+use std::time::Duration;
+
+use common::{wait_until, Gui, Laptop};
+use pacer_testrig::SystemBus;
+
+const PATH: &str = "/io/github/pacerapp/Pacer";
+const INTERFACE: &str = "io.github.pacerapp.Pacer.State1";
+
+/// The State1 interface in `xml`, without comments and spaces, every element written with
+/// an end tag: GDBus writes `<arg …></arg>` where `data/` has `<arg …/>`.
+fn interface_of(xml: &str) -> String {
+    let start = xml
+        .find(&format!("<interface name=\"{INTERFACE}\">"))
+        .expect("the State1 interface");
+    let end = start + xml[start..].find("</interface>").unwrap();
+    let mut text = xml[start..end].to_owned();
+    while let (Some(open), Some(close)) = (text.find("<!--"), text.find("-->")) {
+        text.replace_range(open..close + 3, "");
+    }
+    text.split('<')
+        .filter(|tag| !tag.trim().is_empty())
+        .map(|tag| {
+            let tag = tag.split_whitespace().collect::<Vec<_>>().join(" ");
+            match tag.strip_suffix("/>") {
+                Some(open) => {
+                    let name = open.split(' ').next().unwrap_or_default();
+                    format!("<{}></{name}>", open.trim_end())
+                }
+                None => format!("<{tag}"),
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn the_state_follows_the_machine_and_takes_calls() {
+    let laptop = Laptop::start("intel-hybrid");
+    let system = &laptop.bus;
+    let session = SystemBus::start();
+    let gui = Gui::start_on(
+        &[
+            "--background",
+            "--simulate",
+            "intel-hybrid",
+            "--sysfs-root",
+            laptop.root(),
+        ],
+        Some(system.address()),
+        Some(session.address()),
+    );
+    gui.wait_for_log("state exported on the session bus", Duration::from_secs(20));
+    let name = pacer::config::APP_ID;
+    let call = |method: &str, args: &[&str]| session.call(name, PATH, method, args);
+    let property = |property: &str| {
+        call(
+            "org.freedesktop.DBus.Properties.Get",
+            &[INTERFACE, property],
+        )
+        .unwrap_or_default()
+    };
+
+    // What `data/` installs is what Pacer serves.
+    let live = session
+        .command("gdbus")
+        .args([
+            "introspect",
+            "--system",
+            "--dest",
+            name,
+            "--object-path",
+            PATH,
+            "--xml",
+        ])
+        .output()
+        .unwrap();
+    let data = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/data/io.github.pacerapp.Pacer.State1.xml"
+    ))
+    .unwrap();
+    assert_eq!(
+        interface_of(&String::from_utf8_lossy(&live.stdout)),
+        interface_of(&data)
+    );
+
+    // The daemon's state, and the machine's per core type.
+    wait_until(Duration::from_secs(15), "the daemon's profile", || {
+        let profile = property("Profile");
+        profile.contains("'balanced'").then_some(()).ok_or(profile)
+    });
+    assert!(property("Profiles").contains("'performance'"));
+    assert!(property("ProfileDaemon").contains("'power-profiles-daemon'"));
+    let core_types = property("CoreTypes");
+    assert!(
+        core_types.contains("('performance', 'balance_performance', 'powersave')")
+            && core_types.contains("('efficiency', 'balance_performance', 'powersave')"),
+        "{core_types}"
+    );
+    assert!(property("Measuring").contains("false"));
+
+    // Every change is announced.
+    let mut monitor = session
+        .command("gdbus")
+        .args(["monitor", "--system", "--dest", name, "--object-path", PATH])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    sleep(Duration::from_millis(500));
+
+    // A profile the daemon does not offer is refused, named, and changes nothing.
+    let refused = call(&format!("{INTERFACE}.SetProfile"), &["turbo"]).unwrap_err();
+    assert!(
+        refused.contains("State1.Error.UnknownProfile") && refused.contains("\"turbo\""),
+        "{refused}"
+    );
+    assert_eq!(system.profile().unwrap(), "balanced");
+    // Performance switches the real daemon.
+    call(&format!("{INTERFACE}.SetProfile"), &["performance"]).unwrap();
+    wait_until(
+        Duration::from_secs(10),
+        "the daemon switches",
+        || match system.profile() {
+            Ok(profile) if profile == "performance" => Ok(()),
+            other => Err(format!("{other:?}")),
+        },
+    );
+    wait_until(Duration::from_secs(10), "the property follows", || {
+        let profile = property("Profile");
+        profile
+            .contains("'performance'")
+            .then_some(())
+            .ok_or(profile)
+    });
+
+    // The EPP drifts behind the daemon's back: a warning that Pacer can fix.
+    let epp = laptop.file("sys/devices/system/cpu/cpufreq/policy4/energy_performance_preference");
+    std::fs::write(&epp, "power\n").unwrap();
+    let mut key = String::new();
+    wait_until(Duration::from_secs(15), "the finding", || {
+        let findings = property("Findings");
+        match findings.split("('").nth(1) {
+            Some(rest) if findings.contains("'warning'") && findings.contains("true)") => {
+                key = rest.split('\'').next().unwrap_or_default().to_owned();
+                Ok(())
+            }
+            _ => Err(findings),
+        }
+    });
+    assert!(key.starts_with("epp-mismatch@"), "{key}");
+    let unknown = call(&format!("{INTERFACE}.Fix"), &["no-such-finding"]).unwrap_err();
+    assert!(unknown.contains("State1.Error.UnknownFinding"), "{unknown}");
+    call(&format!("{INTERFACE}.Fix"), &[&key]).unwrap();
+    wait_until(Duration::from_secs(15), "the fix", || {
+        let now = std::fs::read_to_string(&epp).unwrap();
+        (now.trim_end() == "performance").then_some(()).ok_or(now)
+    });
+    wait_until(Duration::from_secs(10), "no finding left", || {
+        let findings = property("Findings");
+        findings
+            .contains("@a(ssssb) []")
+            .then_some(())
+            .ok_or(findings)
+    });
+
+    // A page that does not exist is refused; one that does opens the window there.
+    let page = call(&format!("{INTERFACE}.ShowWindow"), &["settings"]).unwrap_err();
+    assert!(page.contains("State1.Error.UnknownPage"), "{page}");
+    assert!(gui.on_window(&[]).output().unwrap().stdout.is_empty());
+    call(&format!("{INTERFACE}.ShowWindow"), &["cpus"]).unwrap();
+    wait_until(Duration::from_secs(10), "the window opens", || {
+        let windows = gui.on_window(&[]).output().unwrap().stdout;
+        (!windows.is_empty()).then_some(()).ok_or_else(|| gui.log())
+    });
+
+    monitor.kill().unwrap();
+    let announced =
+        String::from_utf8_lossy(&monitor.wait_with_output().unwrap().stdout).into_owned();
+    assert!(
+        announced.contains("PropertiesChanged") && announced.contains("'Profile': <'performance'>"),
+        "{announced}"
+    );
+    assert!(announced.contains("'Findings'"), "{announced}");
+}
