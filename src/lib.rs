@@ -6,6 +6,7 @@ use std::sync::OnceLock;
 use std::time::Instant;
 
 mod a11y;
+pub mod application;
 mod background;
 mod banner;
 mod change;

@@ -5,6 +5,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use clap::Parser;
+use pacer::application::PacerApplication;
 use pacer::{config, machine, settings, window, STARTED};
 use pacer_core::i18n;
 use relm4::gtk::gio::prelude::SettingsExt as _;
@@ -100,7 +101,11 @@ fn main() -> ExitCode {
         };
     // The window shows itself unless started in the background (and comes back when Pacer
     // is started again while it runs).
-    let app = RelmApp::new(config::APP_ID)
+    if let Err(error) = relm4::gtk::init().and_then(|()| relm4::adw::init()) {
+        eprintln!("pacer: cannot start GTK: {error}");
+        return ExitCode::FAILURE;
+    }
+    let app = RelmApp::from_app(PacerApplication::new(config::APP_ID))
         .with_args(Vec::new())
         .visible_on_activate(false);
     if let Err(error) = register_resources() {

@@ -17,39 +17,36 @@ use crate::tray::TrayRequest;
 pub const OBJECT_PATH: &str = "/io/github/pacerapp/Pacer";
 const INTROSPECTION: &str = include_str!("../data/io.github.pacerapp.Pacer.State1.xml");
 
-/// The exported object: it answers from the state last shown, and sends what callers ask
-/// for to `requests`.
-#[derive(Debug)]
+/// The exported object: it answers from the state last shown, and hands what callers ask
+/// for to the window once it is connected (until then, they wait). Clones share it.
+#[derive(Debug, Clone)]
 pub struct StateBus {
     connection: gio::DBusConnection,
     state: Rc<RefCell<SessionState>>,
-    _registration: gio::RegistrationId,
+    requests: Rc<RefCell<Requests>>,
+    registration: Rc<RefCell<Option<gio::RegistrationId>>>,
+}
+
+/// Where callers' requests go.
+#[derive(Debug)]
+enum Requests {
+    /// To no one yet: the window is not made (a call that started Pacer arrives first).
+    Waiting(Vec<TrayRequest>),
+    To(Sender<TrayRequest>),
+}
+
+impl Requests {
+    fn hand_on(&mut self, request: TrayRequest) {
+        match self {
+            Requests::Waiting(waiting) => waiting.push(request),
+            Requests::To(window) => window.emit(request),
+        }
+    }
 }
 
 impl StateBus {
-    /// Exports the state on the application's connection; `None` (with the reason logged)
-    /// where the application has no session bus.
-    pub fn export(requests: Sender<TrayRequest>) -> Option<StateBus> {
-        let Some(connection) = relm4::main_application().dbus_connection() else {
-            glib::g_message!("pacer", "no session bus: Pacer's state is not on the bus");
-            return None;
-        };
-        match Self::register(connection, requests) {
-            Ok(exported) => {
-                glib::g_debug!("pacer", "state exported on the session bus");
-                Some(exported)
-            }
-            Err(error) => {
-                glib::g_warning!("pacer", "cannot export Pacer's state on the bus: {}", error);
-                None
-            }
-        }
-    }
-
-    fn register(
-        connection: gio::DBusConnection,
-        requests: Sender<TrayRequest>,
-    ) -> Result<StateBus, glib::Error> {
+    /// Exports an empty state on `connection`.
+    pub fn register(connection: gio::DBusConnection) -> Result<StateBus, glib::Error> {
         let node = gio::DBusNodeInfo::for_xml(INTROSPECTION)?;
         let interface = node.lookup_interface(INTERFACE).ok_or_else(|| {
             glib::Error::new(
@@ -58,13 +55,14 @@ impl StateBus {
             )
         })?;
         let state: Rc<RefCell<SessionState>> = Rc::default();
-        let (answers, asked) = (Rc::clone(&state), Rc::clone(&state));
+        let requests = Rc::new(RefCell::new(Requests::Waiting(Vec::new())));
+        let (answers, asked, handed) = (Rc::clone(&state), Rc::clone(&state), Rc::clone(&requests));
         let registration = connection
             .register_object(OBJECT_PATH, &interface)
             .method_call(move |_, _, _, _, method, parameters, invocation| {
                 match asked.borrow().request(method, &parameters) {
                     Ok(request) => {
-                        requests.emit(request);
+                        handed.borrow_mut().hand_on(request);
                         invocation.return_value(None);
                     }
                     Err(refusal) => {
@@ -82,8 +80,28 @@ impl StateBus {
         Ok(StateBus {
             connection,
             state,
-            _registration: registration,
+            requests,
+            registration: Rc::new(RefCell::new(Some(registration))),
         })
+    }
+
+    /// Sends callers' requests to `window` from now on, with those that waited for it.
+    pub fn connect(&self, window: Sender<TrayRequest>) {
+        let before = self.requests.replace(Requests::To(window.clone()));
+        if let Requests::Waiting(waiting) = before {
+            for request in waiting {
+                window.emit(request);
+            }
+        }
+    }
+
+    /// Takes the object off the bus (the application leaves it).
+    pub fn unexport(&self) {
+        if let Some(registration) = self.registration.take() {
+            if let Err(error) = self.connection.unregister_object(registration) {
+                glib::g_warning!("pacer", "cannot take Pacer's state off the bus: {}", error);
+            }
+        }
     }
 
     /// Shows `new`, announcing each property that changed.

@@ -192,3 +192,117 @@ fn the_state_follows_the_machine_and_takes_calls() {
     );
     assert!(announced.contains("'Findings'"), "{announced}");
 }
+
+/// An X server of its own on a free display; its number.
+fn x_server(dir: &std::path::Path) -> (pacer_testrig::Service, String) {
+    let xvfb = pacer_testrig::Service::spawn_command(
+        "Xvfb",
+        dir,
+        std::process::Command::new("Xvfb").args([
+            "-displayfd",
+            "1",
+            "-screen",
+            "0",
+            "900x760x24",
+            "-nolisten",
+            "tcp",
+        ]),
+    );
+    let mut display = String::new();
+    wait_until(Duration::from_secs(10), "Xvfb picks a display", || {
+        display = xvfb
+            .log()
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .trim()
+            .to_owned();
+        (!display.is_empty() && display.chars().all(|c| c.is_ascii_digit()))
+            .then_some(())
+            .ok_or_else(|| xvfb.log())
+    });
+    (xvfb, format!(":{display}"))
+}
+
+/// A caller of State1 starts Pacer in the background through the session service file that
+/// meson installs (its template in `data/`, pointed at the built binary), and Pacer answers
+/// that very call.
+#[test]
+fn a_call_starts_pacer_in_the_background() {
+    let laptop = Laptop::start("intel-hybrid");
+    let x = tempfile::tempdir().unwrap();
+    let (_xvfb, display) = x_server(x.path());
+    let name = pacer::config::APP_ID;
+    let bindir = std::path::Path::new(env!("CARGO_BIN_EXE_pacer"))
+        .parent()
+        .unwrap()
+        .to_str()
+        .unwrap()
+        .to_owned();
+    let template = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/data/io.github.pacerapp.Pacer.service.in"
+    ))
+    .unwrap();
+    let service = template
+        .replace("@APP_ID@", name)
+        .replace("@BINDIR@", &bindir);
+    let session = SystemBus::start_session_with(
+        |dir| {
+            std::fs::write(dir.join(format!("{name}.service")), &service).unwrap();
+            vec![name.to_owned()]
+        },
+        &[
+            ("DISPLAY", &display),
+            ("DBUS_SYSTEM_BUS_ADDRESS", laptop.bus.address()),
+            ("PACER_SYSFS_ROOT", laptop.root()),
+            ("GSETTINGS_BACKEND", "memory"),
+            ("GSK_RENDERER", "cairo"),
+            ("G_MESSAGES_DEBUG", "pacer"),
+        ],
+    );
+    assert!(!session.has_owner(name), "Pacer runs before it is called");
+    let all = session
+        .call(
+            name,
+            PATH,
+            "org.freedesktop.DBus.Properties.GetAll",
+            &[INTERFACE],
+        )
+        .unwrap();
+    assert!(all.contains("'Measuring': <false>"), "{all}");
+    assert!(session.has_owner(name));
+    wait_until(Duration::from_secs(15), "the state of the machine", || {
+        let profile = session
+            .call(
+                name,
+                PATH,
+                "org.freedesktop.DBus.Properties.Get",
+                &[INTERFACE, "CoreTypes"],
+            )
+            .unwrap_or_default();
+        let log = std::fs::read_to_string(session.dir().join("dbus-daemon.log"));
+        profile
+            .contains("('performance', 'balance_performance', 'powersave')")
+            .then_some(())
+            .ok_or(format!("{profile}\n{log:?}"))
+    });
+    // In the background: no window until one is asked for.
+    let windows = || {
+        let output = std::process::Command::new("xdotool")
+            .args(["search", "--onlyvisible", "--name", "^Pacer$"])
+            .env("DISPLAY", &display)
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    };
+    assert!(windows().is_empty(), "{}", windows());
+    session
+        .call(name, PATH, &format!("{INTERFACE}.ShowWindow"), &["measure"])
+        .unwrap();
+    wait_until(Duration::from_secs(10), "the window opens", || {
+        (!windows().is_empty())
+            .then_some(())
+            .ok_or_else(String::new)
+    });
+}

@@ -17,6 +17,7 @@ use relm4::{adw, gtk};
 
 use adw::prelude::*;
 
+use crate::application;
 use crate::background::{Background, BackgroundEvent, BackgroundPart};
 use crate::banner::{notices, Banner, BannerFacts, BannerMsg, NoticeAction};
 use crate::change::{self, Change, ChangeError};
@@ -213,7 +214,10 @@ impl Component for Window {
                 events.emit(BackgroundEvent::Request(request));
             }
         });
-        let state_bus = StateBus::export(requests);
+        let state_bus = application::state_bus();
+        if let Some(bus) = &state_bus {
+            bus.connect(requests);
+        }
         let model = Window {
             period: init.period,
             control: Arc::clone(&control),

@@ -110,6 +110,23 @@ impl SystemBus {
     /// A bus that activates the services whose `.service` files `services` writes into the
     /// directory it is given (and returns the names of).
     pub fn start_with(services: impl FnOnce(&Path) -> Vec<String>) -> SystemBus {
+        SystemBus::start_daemon(services, None)
+    }
+
+    /// A session bus that activates `services` as [`Self::start_with`] does, with `env` in
+    /// the environment of what it starts, and itself as their session bus.
+    pub fn start_session_with(
+        services: impl FnOnce(&Path) -> Vec<String>,
+        env: &[(&str, &str)],
+    ) -> SystemBus {
+        SystemBus::start_daemon(services, Some(env))
+    }
+
+    /// `session`: the environment that makes it the session bus of what it starts.
+    fn start_daemon(
+        services: impl FnOnce(&Path) -> Vec<String>,
+        session: Option<&[(&str, &str)]>,
+    ) -> SystemBus {
         let dir = tempfile::tempdir().expect("a temporary directory");
         let service_dir = dir.path().join("services");
         fs::create_dir_all(&service_dir).expect("the service directory");
@@ -150,14 +167,17 @@ impl SystemBus {
             ),
         )
         .expect("the bus configuration");
-        let daemon = Service::spawn_command(
-            "dbus-daemon",
-            dir.path(),
-            Command::new("dbus-daemon")
-                .arg(format!("--config-file={}", config.display()))
-                .args(["--nofork", "--nopidfile"]),
-        );
         let address = format!("unix:path={}", socket.display());
+        let mut command = Command::new("dbus-daemon");
+        command
+            .arg(format!("--config-file={}", config.display()))
+            .args(["--nofork", "--nopidfile"]);
+        if let Some(env) = session {
+            command
+                .env("DBUS_SESSION_BUS_ADDRESS", &address)
+                .envs(env.iter().copied());
+        }
+        let daemon = Service::spawn_command("dbus-daemon", dir.path(), &mut command);
         let bus = SystemBus {
             dir,
             address,
