@@ -17,16 +17,17 @@ use relm4::gtk::glib;
 use relm4::Sender;
 
 use crate::notify::{self, Announcements, NotificationsProxy, DEFAULT_ACTION, FIX_ACTION};
+use crate::request::Request;
 use crate::said::Said;
 use crate::session_state::SessionState;
-use crate::tray::{PacerTray, TrayHandle, TrayRequest, TrayView};
+use crate::tray::{PacerTray, TrayHandle, TrayView};
 
 /// What the tray item and the notification server tell the window (through the channel
 /// given to [`Background::start`]; the window hands each back to [`Background`] or acts).
 #[derive(Debug)]
 pub enum BackgroundEvent {
     /// The tray item (or a notification's action) asks for something.
-    Request(TrayRequest),
+    Request(Request),
     /// The tray item, and whether no watcher has it yet.
     TrayStarted(Result<(TrayHandle, bool), String>),
     /// The notification server, or why there is none (`None`: nothing on the session bus
@@ -81,7 +82,7 @@ impl Background {
     /// Starts the tray item for the machine under `root`, and connects to the notification
     /// server; what they say comes back through `events`.
     pub fn start(root: &Path, events: Sender<BackgroundEvent>) -> Background {
-        let (requests, received) = relm4::channel::<TrayRequest>();
+        let (requests, received) = relm4::channel::<Request>();
         let forward = events.clone();
         relm4::spawn_local(async move {
             while let Some(request) = received.recv().await {
@@ -256,10 +257,10 @@ impl Background {
     }
 
     /// What a notification's action asks for: its fix, or the window.
-    pub fn action(&self, id: u32, key: &str) -> Option<TrayRequest> {
+    pub fn action(&self, id: u32, key: &str) -> Option<Request> {
         match key {
-            FIX_ACTION => self.fixes.get(&id).cloned().map(TrayRequest::Fix),
-            DEFAULT_ACTION => Some(TrayRequest::Show(None)),
+            FIX_ACTION => self.fixes.get(&id).cloned().map(Request::Fix),
+            DEFAULT_ACTION => Some(Request::Show(None)),
             _ => None,
         }
     }

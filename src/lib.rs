@@ -21,6 +21,7 @@ mod memory;
 mod notify;
 mod overview;
 pub mod plot;
+mod request;
 mod said;
 mod session_state;
 pub mod settings;

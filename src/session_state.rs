@@ -13,7 +13,7 @@ use relm4::gtk::glib::{prelude::*, Variant};
 
 use crate::change::{offered_fix, Change};
 use crate::plot::TypeSummary;
-use crate::tray::{Page, TrayRequest};
+use crate::request::{Page, Request};
 
 /// The interface that shows it.
 pub const INTERFACE: &str = "io.github.pacerapp.Pacer.State1";
@@ -205,7 +205,7 @@ impl SessionState {
     }
 
     /// What a call asks for, or why it is refused: (error name, message).
-    pub fn request(&self, method: &str, parameters: &Variant) -> Result<TrayRequest, Refusal> {
+    pub fn request(&self, method: &str, parameters: &Variant) -> Result<Request, Refusal> {
         let text = || parameters.child_get::<String>(0);
         match method {
             "SetProfile" => {
@@ -216,7 +216,7 @@ impl SessionState {
                 if !self.profiles.contains(&profile) {
                     return Err(Refusal::UnknownProfile(profile));
                 }
-                Ok(TrayRequest::Change(Change::Profile(profile)))
+                Ok(Request::Change(Change::Profile(profile)))
             }
             "Fix" => {
                 let key = text();
@@ -226,13 +226,13 @@ impl SessionState {
                     .find(|finding| finding.key == key)
                     .ok_or_else(|| Refusal::UnknownFinding(key.clone()))?;
                 let fix = finding.fix.clone().ok_or(Refusal::NotFixable(key))?;
-                Ok(TrayRequest::Fix(fix))
+                Ok(Request::Fix(fix))
             }
-            "MeasureRamp" => Ok(TrayRequest::Measure),
+            "MeasureRamp" => Ok(Request::Measure),
             "ShowWindow" => match text() {
-                page if page.is_empty() => Ok(TrayRequest::Show(None)),
+                page if page.is_empty() => Ok(Request::Show(None)),
                 page => Page::named(&page)
-                    .map(|page| TrayRequest::Show(Some(page)))
+                    .map(|page| Request::Show(Some(page)))
                     .ok_or(Refusal::UnknownPage(page)),
             },
             // GDBus refuses methods the interface does not list before they get here.
@@ -309,7 +309,7 @@ mod tests {
         let one = |text: &str| (text,).to_variant();
         assert_eq!(
             state.request("SetProfile", &one("performance")),
-            Ok(TrayRequest::Change(Change::Profile("performance".into())))
+            Ok(Request::Change(Change::Profile("performance".into())))
         );
         assert_eq!(
             state.request("SetProfile", &one("turbo")),
@@ -325,11 +325,11 @@ mod tests {
         );
         assert_eq!(
             state.request("ShowWindow", &one("cpus")),
-            Ok(TrayRequest::Show(Some(Page::Cpus)))
+            Ok(Request::Show(Some(Page::Cpus)))
         );
         assert_eq!(
             state.request("ShowWindow", &one("")),
-            Ok(TrayRequest::Show(None))
+            Ok(Request::Show(None))
         );
         assert_eq!(
             state.request("ShowWindow", &one("settings")),

@@ -11,8 +11,8 @@ use relm4::gtk::gio::{self, prelude::*};
 use relm4::gtk::glib;
 use relm4::Sender;
 
+use crate::request::Request;
 use crate::session_state::{SessionState, INTERFACE};
-use crate::tray::TrayRequest;
 
 pub const OBJECT_PATH: &str = "/io/github/pacerapp/Pacer";
 const INTROSPECTION: &str = include_str!("../data/io.github.pacerapp.Pacer.State1.xml");
@@ -31,12 +31,12 @@ pub struct StateBus {
 #[derive(Debug)]
 enum Requests {
     /// To no one yet: the window is not made (a call that started Pacer arrives first).
-    Waiting(Vec<TrayRequest>),
-    To(Sender<TrayRequest>),
+    Waiting(Vec<Request>),
+    To(Sender<Request>),
 }
 
 impl Requests {
-    fn hand_on(&mut self, request: TrayRequest) {
+    fn hand_on(&mut self, request: Request) {
         match self {
             Requests::Waiting(waiting) => waiting.push(request),
             Requests::To(window) => window.emit(request),
@@ -86,7 +86,7 @@ impl StateBus {
     }
 
     /// Sends callers' requests to `window` from now on, with those that waited for it.
-    pub fn connect(&self, window: Sender<TrayRequest>) {
+    pub fn connect(&self, window: Sender<Request>) {
         let before = self.requests.replace(Requests::To(window.clone()));
         if let Requests::Waiting(waiting) = before {
             for request in waiting {

@@ -23,43 +23,8 @@ use crate::change::Change;
 use crate::config;
 use crate::icons;
 use crate::overview::profile_label;
+use crate::request::Request;
 use crate::session_state::SessionState;
-
-/// What the tray, a notification or a caller on the session bus asks the window to do.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum TrayRequest {
-    Change(Change),
-    Fix(FixAction),
-    /// Show the window: on this page, or the one it showed last.
-    Show(Option<Page>),
-    Measure,
-    Quit,
-}
-
-/// A page of the window.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Page {
-    Overview,
-    Cpus,
-    Measure,
-}
-
-impl Page {
-    pub const ALL: [Page; 3] = [Page::Overview, Page::Cpus, Page::Measure];
-
-    /// Its name in the window's stack, and on the bus.
-    pub fn name(self) -> &'static str {
-        match self {
-            Page::Overview => "overview",
-            Page::Cpus => "cpus",
-            Page::Measure => "measure",
-        }
-    }
-
-    pub fn named(name: &str) -> Option<Page> {
-        Page::ALL.into_iter().find(|page| page.name() == name)
-    }
-}
 
 /// One core type's line of the tooltip: its name, its EPP, and which sampled CPUs it has.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -192,7 +157,7 @@ impl TrayView {
 #[derive(Debug)]
 pub struct PacerTray {
     pub view: TrayView,
-    requests: Sender<TrayRequest>,
+    requests: Sender<Request>,
     root: SysRoot,
     /// Built for the CPUs of the current view, on the first tooltip after it changed.
     sampler: Mutex<Option<(Vec<u32>, FrequencySampler)>>,
@@ -202,7 +167,7 @@ pub struct PacerTray {
 }
 
 impl PacerTray {
-    pub fn new(root: &Path, requests: Sender<TrayRequest>) -> PacerTray {
+    pub fn new(root: &Path, requests: Sender<Request>) -> PacerTray {
         PacerTray {
             view: TrayView::default(),
             requests,
@@ -242,7 +207,7 @@ impl PacerTray {
             .unwrap_or_default()
     }
 
-    fn request(&self, request: TrayRequest) {
+    fn request(&self, request: Request) {
         self.requests.emit(request);
     }
 }
@@ -296,7 +261,7 @@ impl ksni::Tray for PacerTray {
     }
 
     fn activate(&mut self, _x: i32, _y: i32) {
-        self.request(TrayRequest::Show(None));
+        self.request(Request::Show(None));
     }
 
     fn menu(&self) -> Vec<ksni::MenuItem<Self>> {
@@ -309,7 +274,7 @@ impl ksni::Tray for PacerTray {
                     selected: self.view.active.unwrap_or(usize::MAX),
                     select: Box::new(move |tray: &mut Self, index| {
                         if let Some(name) = names.get(index) {
-                            tray.request(TrayRequest::Change(Change::Profile(name.clone())));
+                            tray.request(Request::Change(Change::Profile(name.clone())));
                         }
                     }),
                     options: self
@@ -334,7 +299,7 @@ impl ksni::Tray for PacerTray {
                         label: fill(gettext("Fix: {finding}"), &[("finding", summary)]),
                         icon_name: icons::WARNING.into(),
                         activate: Box::new(move |tray: &mut Self| {
-                            tray.request(TrayRequest::Fix(action.clone()));
+                            tray.request(Request::Fix(action.clone()));
                         }),
                         ..Default::default()
                     }
@@ -352,9 +317,9 @@ impl ksni::Tray for PacerTray {
             items.push(ksni::MenuItem::Separator);
         }
         for (label, request) in [
-            (gettext("Measure Ramp-Up"), TrayRequest::Measure),
-            (gettext("Open Pacer"), TrayRequest::Show(None)),
-            (gettext("Quit"), TrayRequest::Quit),
+            (gettext("Measure Ramp-Up"), Request::Measure),
+            (gettext("Open Pacer"), Request::Show(None)),
+            (gettext("Quit"), Request::Quit),
         ] {
             items.push(
                 StandardItem {

@@ -29,11 +29,11 @@ use crate::machine::{Machine, OFFERED_MODEL};
 use crate::measure::{MeasureEvent, MeasureMsg, MeasurePage};
 use crate::overview::{OverviewInit, OverviewMsg, OverviewPage};
 use crate::plot::{FrequencyMarks, FrequencyPlot, TracedCpu};
+use crate::request::Request;
 use crate::said::Said;
 use crate::session_state::SessionState;
 use crate::settings;
 use crate::state_bus::StateBus;
-use crate::tray::TrayRequest;
 
 mod chrome;
 
@@ -208,7 +208,7 @@ impl Component for Window {
         });
         let tray_and_notifications = Background::start(init.machine.root(), events.clone());
         // Callers on the session bus ask what the tray can.
-        let (requests, asked) = relm4::channel::<TrayRequest>();
+        let (requests, asked) = relm4::channel::<Request>();
         relm4::spawn_local(async move {
             while let Some(request) = asked.recv().await {
                 events.emit(BackgroundEvent::Request(request));
@@ -585,25 +585,25 @@ impl Window {
     /// Does what the tray (or a notification) asks.
     fn follow(
         &mut self,
-        request: TrayRequest,
+        request: Request,
         root: &adw::ApplicationWindow,
         sender: &ComponentSender<Self>,
     ) {
         match request {
-            TrayRequest::Change(change) => self.carry_out(vec![change], sender),
-            TrayRequest::Fix(action) => self.carry_out(Change::steps_of(&action), sender),
-            TrayRequest::Show(page) => {
+            Request::Change(change) => self.carry_out(vec![change], sender),
+            Request::Fix(action) => self.carry_out(Change::steps_of(&action), sender),
+            Request::Show(page) => {
                 if let Some(page) = page {
                     self.stack.set_visible_child_name(page.name());
                 }
                 root.present();
             }
-            TrayRequest::Measure => {
+            Request::Measure => {
                 root.present();
                 self.stack.set_visible_child_name("measure");
                 self.measure.emit(MeasureMsg::Measure);
             }
-            TrayRequest::Quit => relm4::main_application().quit(),
+            Request::Quit => relm4::main_application().quit(),
         }
     }
 

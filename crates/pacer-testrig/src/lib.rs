@@ -114,7 +114,7 @@ impl SystemBus {
     }
 
     /// A session bus that activates `services` as [`Self::start_with`] does, with `env` in
-    /// the environment of what it starts, and itself as their session bus.
+    /// the environment of what it starts (where dbus-daemon makes it their session bus).
     pub fn start_session_with(
         services: impl FnOnce(&Path) -> Vec<String>,
         env: &[(&str, &str)],
@@ -122,7 +122,7 @@ impl SystemBus {
         SystemBus::start_daemon(services, Some(env))
     }
 
-    /// `session`: the environment that makes it the session bus of what it starts.
+    /// `session`: a session bus, with this environment for what it starts.
     fn start_daemon(
         services: impl FnOnce(&Path) -> Vec<String>,
         session: Option<&[(&str, &str)]>,
@@ -144,7 +144,7 @@ impl SystemBus {
                 r#"<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
  "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
 <busconfig>
-  <type>system</type>
+  <type>{}</type>
   <listen>unix:path={}</listen>
   <auth>EXTERNAL</auth>
   {}
@@ -162,6 +162,13 @@ impl SystemBus {
   </policy>
 </busconfig>
 "#,
+                // What it starts has it as the bus of this type (dbus-daemon sets the
+                // address variable for its type).
+                if session.is_some() {
+                    "session"
+                } else {
+                    "system"
+                },
                 socket.display(),
                 servicedir
             ),
@@ -173,9 +180,7 @@ impl SystemBus {
             .arg(format!("--config-file={}", config.display()))
             .args(["--nofork", "--nopidfile"]);
         if let Some(env) = session {
-            command
-                .env("DBUS_SESSION_BUS_ADDRESS", &address)
-                .envs(env.iter().copied());
+            command.envs(env.iter().copied());
         }
         let daemon = Service::spawn_command("dbus-daemon", dir.path(), &mut command);
         let bus = SystemBus {

@@ -1,0 +1,42 @@
+//! What the views outside the window (the tray item, a notification's actions, callers of
+//! Pacer's state on the session bus) ask the window to do.
+
+use pacer_core::findings::FixAction;
+
+use crate::change::Change;
+
+/// What the tray, a notification or a caller on the session bus asks the window to do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Request {
+    Change(Change),
+    Fix(FixAction),
+    /// Show the window: on this page, or the one it showed last.
+    Show(Option<Page>),
+    Measure,
+    Quit,
+}
+
+/// A page of the window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Page {
+    Overview,
+    Cpus,
+    Measure,
+}
+
+impl Page {
+    pub const ALL: [Page; 3] = [Page::Overview, Page::Cpus, Page::Measure];
+
+    /// Its name in the window's stack, and on the bus.
+    pub fn name(self) -> &'static str {
+        match self {
+            Page::Overview => "overview",
+            Page::Cpus => "cpus",
+            Page::Measure => "measure",
+        }
+    }
+
+    pub fn named(name: &str) -> Option<Page> {
+        Page::ALL.into_iter().find(|page| page.name() == name)
+    }
+}
