@@ -68,6 +68,8 @@ impl<T> Part<T> {
 #[derive(Debug)]
 pub struct Background {
     events: Sender<BackgroundEvent>,
+    /// Where the tray's requests go, to the window as events.
+    requests: Sender<Request>,
     tray: Part<TrayHandle>,
     /// Set while no StatusNotifierWatcher shows the item (the tray's own flag).
     tray_unseen: Arc<AtomicBool>,
@@ -89,7 +91,7 @@ impl Background {
                 forward.emit(BackgroundEvent::Request(request));
             }
         });
-        let tray = PacerTray::new(root, requests);
+        let tray = PacerTray::new(root, requests.clone());
         let tray_unseen = tray.unseen_flag();
         let answer = events.clone();
         relm4::spawn(async move {
@@ -138,6 +140,7 @@ impl Background {
         });
         Background {
             events,
+            requests,
             tray: Part::Starting,
             tray_unseen,
             shown: TrayView::default(),
@@ -145,6 +148,12 @@ impl Background {
             notifications: Part::Starting,
             fixes: BTreeMap::new(),
         }
+    }
+
+    /// Where others who ask what the tray can (callers on the session bus) send it, so that
+    /// it reaches the window as the tray's requests do.
+    pub fn requests(&self) -> Sender<Request> {
+        self.requests.clone()
     }
 
     pub fn tray_started(&mut self, started: Result<(TrayHandle, bool), String>) {

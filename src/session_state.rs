@@ -55,6 +55,7 @@ pub struct SessionState {
 
 /// The key a finding has on the bus: its kind and its policies, stable while it lasts.
 pub fn finding_key(finding: &Finding) -> String {
+    // The kind as `pacerctl status --json` names it (its serde name), so both agree.
     let kind = serde_json::to_value(finding.kind)
         .ok()
         .and_then(|kind| kind.as_str().map(str::to_owned))

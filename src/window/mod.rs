@@ -29,7 +29,7 @@ use crate::machine::{Machine, OFFERED_MODEL};
 use crate::measure::{MeasureEvent, MeasureMsg, MeasurePage};
 use crate::overview::{OverviewInit, OverviewMsg, OverviewPage};
 use crate::plot::{FrequencyMarks, FrequencyPlot, TracedCpu};
-use crate::request::Request;
+use crate::request::{Page, Request};
 use crate::said::Said;
 use crate::session_state::SessionState;
 use crate::settings;
@@ -206,17 +206,11 @@ impl Component for Window {
                 input.emit(WindowMsg::Background(event));
             }
         });
-        let tray_and_notifications = Background::start(init.machine.root(), events.clone());
+        let tray_and_notifications = Background::start(init.machine.root(), events);
         // Callers on the session bus ask what the tray can.
-        let (requests, asked) = relm4::channel::<Request>();
-        relm4::spawn_local(async move {
-            while let Some(request) = asked.recv().await {
-                events.emit(BackgroundEvent::Request(request));
-            }
-        });
         let state_bus = application::state_bus();
         if let Some(bus) = &state_bus {
-            bus.connect(requests);
+            bus.connect(tray_and_notifications.requests());
         }
         let model = Window {
             period: init.period,
@@ -247,26 +241,26 @@ impl Component for Window {
         let pages = [
             (
                 model.overview.widget().clone().upcast::<gtk::Widget>(),
-                "overview",
+                Page::Overview,
                 gettext("Overview"),
                 icons::OVERVIEW,
             ),
             (
                 model.cpus.widget().clone().upcast(),
-                "cpus",
+                Page::Cpus,
                 gettext("CPUs"),
                 icons::CPUS,
             ),
             (
                 model.measure.widget().clone().upcast(),
-                "measure",
+                Page::Measure,
                 gettext("Measure"),
                 icons::MEASURE,
             ),
         ];
-        for (widget, name, title, icon) in pages {
+        for (widget, page, title, icon) in pages {
             stack
-                .add_titled(&scrolled(&widget), Some(name), &title)
+                .add_titled(&scrolled(&widget), Some(page.name()), &title)
                 .set_icon_name(Some(icon));
         }
         // The window opens on the page it showed last.
@@ -600,7 +594,7 @@ impl Window {
             }
             Request::Measure => {
                 root.present();
-                self.stack.set_visible_child_name("measure");
+                self.stack.set_visible_child_name(Page::Measure.name());
                 self.measure.emit(MeasureMsg::Measure);
             }
             Request::Quit => relm4::main_application().quit(),
