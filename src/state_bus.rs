@@ -5,10 +5,11 @@
 //! to the window as its requests.
 
 use std::cell::RefCell;
+use std::collections::HashMap;
 use std::rc::Rc;
 
 use relm4::gtk::gio::{self, prelude::*};
-use relm4::gtk::glib;
+use relm4::gtk::glib::{self, Variant};
 use relm4::Sender;
 
 use crate::request::Request;
@@ -24,7 +25,27 @@ pub struct StateBus {
     connection: gio::DBusConnection,
     state: Rc<RefCell<SessionState>>,
     requests: Rc<RefCell<Requests>>,
+    watchers: Rc<RefCell<Watchers>>,
     registration: Rc<RefCell<Option<gio::RegistrationId>>>,
+}
+
+/// The callers that watch the frequencies, each while it stays on the bus.
+#[derive(Debug, Default)]
+struct Watchers(HashMap<String, NameWatch>);
+
+/// Watching a caller's name on the bus, until unwatched.
+struct NameWatch(Box<dyn FnOnce()>);
+
+impl NameWatch {
+    fn unwatch(self) {
+        (self.0)();
+    }
+}
+
+impl std::fmt::Debug for NameWatch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("NameWatch")
+    }
 }
 
 /// Where callers' requests go.
@@ -56,20 +77,30 @@ impl StateBus {
         })?;
         let state: Rc<RefCell<SessionState>> = Rc::default();
         let requests = Rc::new(RefCell::new(Requests::Waiting(Vec::new())));
+        let watchers: Rc<RefCell<Watchers>> = Rc::default();
         let (answers, asked, handed) = (Rc::clone(&state), Rc::clone(&state), Rc::clone(&requests));
+        let watching = Rc::clone(&watchers);
         let registration = connection
             .register_object(OBJECT_PATH, &interface)
-            .method_call(move |_, _, _, _, method, parameters, invocation| {
-                match asked.borrow().request(method, &parameters) {
-                    Ok(request) => {
-                        handed.borrow_mut().hand_on(request);
+            .method_call(
+                move |connection, sender, _, _, method, parameters, invocation| {
+                    if method == "WatchFrequencies" {
+                        let watch = parameters.child_get::<bool>(0);
+                        watch_frequencies(&connection, &watching, &handed, sender, watch);
                         invocation.return_value(None);
+                        return;
                     }
-                    Err(refusal) => {
-                        invocation.return_dbus_error(&refusal.name(), &refusal.message());
+                    match asked.borrow().request(method, &parameters) {
+                        Ok(request) => {
+                            handed.borrow_mut().hand_on(request);
+                            invocation.return_value(None);
+                        }
+                        Err(refusal) => {
+                            invocation.return_dbus_error(&refusal.name(), &refusal.message());
+                        }
                     }
-                }
-            })
+                },
+            )
             .property(move |_, _, _, _, name| {
                 answers
                     .borrow()
@@ -81,6 +112,7 @@ impl StateBus {
             connection,
             state,
             requests,
+            watchers,
             registration: Rc::new(RefCell::new(Some(registration))),
         })
     }
@@ -97,6 +129,9 @@ impl StateBus {
 
     /// Takes the object off the bus (the application leaves it).
     pub fn unexport(&self) {
+        for (_, watch) in self.watchers.borrow_mut().0.drain() {
+            watch.unwatch();
+        }
         if let Some(registration) = self.registration.take() {
             if let Err(error) = self.connection.unregister_object(registration) {
                 glib::g_warning!("pacer", "cannot take Pacer's state off the bus: {}", error);
@@ -122,7 +157,13 @@ impl StateBus {
             return;
         }
         let invalidated: Vec<String> = Vec::new();
-        let body = (INTERFACE, changed.end(), invalidated).to_variant();
+        // (sa{sv}as): a tuple of Rust values would box the dictionary as a variant, which
+        // clients such as GDBusProxy drop.
+        let body = Variant::tuple_from_iter([
+            INTERFACE.to_variant(),
+            changed.end(),
+            invalidated.to_variant(),
+        ]);
         if let Err(error) = self.connection.emit_signal(
             None,
             OBJECT_PATH,
@@ -132,6 +173,57 @@ impl StateBus {
         ) {
             glib::g_warning!("pacer", "cannot announce Pacer's new state: {}", error);
         }
+    }
+}
+
+/// Counts `sender` among the frequencies' watchers while `watch` and it stays on the bus,
+/// telling the window when the first comes or the last goes.
+fn watch_frequencies(
+    connection: &gio::DBusConnection,
+    watchers: &Rc<RefCell<Watchers>>,
+    requests: &Rc<RefCell<Requests>>,
+    sender: Option<&str>,
+    watch: bool,
+) {
+    // A peer-to-peer caller has no name to watch; the bus always gives one.
+    let Some(sender) = sender else {
+        return;
+    };
+    let before = !watchers.borrow().0.is_empty();
+    if watch {
+        if watchers.borrow().0.contains_key(sender) {
+            return;
+        }
+        let (gone, told) = (Rc::clone(watchers), Rc::clone(requests));
+        let watcher = gio::bus_watch_name_on_connection(
+            connection,
+            sender,
+            gio::BusNameWatcherFlags::NONE,
+            |_, _, _| {},
+            move |_, name| {
+                let watch = gone.borrow_mut().0.remove(name);
+                if let Some(watch) = watch {
+                    watch.unwatch();
+                    if gone.borrow().0.is_empty() {
+                        told.borrow_mut().hand_on(Request::FollowFrequencies(false));
+                    }
+                }
+            },
+        );
+        // (Its type is gio's second WatcherId, which gio does not export by name.)
+        let watch = NameWatch(Box::new(move || gio::bus_unwatch_name(watcher)));
+        watchers.borrow_mut().0.insert(sender.to_owned(), watch);
+    } else {
+        let watch = watchers.borrow_mut().0.remove(sender);
+        if let Some(watch) = watch {
+            watch.unwatch();
+        }
+    }
+    let after = !watchers.borrow().0.is_empty();
+    if before != after {
+        requests
+            .borrow_mut()
+            .hand_on(Request::FollowFrequencies(after));
     }
 }
 

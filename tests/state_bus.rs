@@ -191,6 +191,13 @@ fn the_state_follows_the_machine_and_takes_calls() {
         "{announced}"
     );
     assert!(announced.contains("'Findings'"), "{announced}");
+    // The signal's own signature, (sa{sv}as): a dictionary boxed in a variant is dropped
+    // by GDBusProxy (the GNOME Shell extension never saw a change while it was).
+    assert!(
+        announced.contains("('io.github.pacerapp.Pacer.State1', {'")
+            && !announced.contains("State1', <{"),
+        "{announced}"
+    );
 }
 
 /// An X server of its own on a free display; its number.
