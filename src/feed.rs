@@ -21,6 +21,8 @@ use tokio::time::Instant;
 const STATUS_PERIOD: Duration = Duration::from_secs(2);
 /// How often the full state is read while only the tray shows it.
 const BACKGROUND_FULL_PERIOD: Duration = Duration::from_secs(30);
+/// How often the frequencies are sampled while only callers on the session bus follow them.
+pub const LISTENED_PERIOD: Duration = Duration::from_secs(1);
 /// How long to wait before trying an unreachable system bus again.
 const RECONNECT_PERIOD: Duration = Duration::from_secs(10);
 
@@ -44,6 +46,9 @@ pub struct FeedControl {
     /// Something shows the state while the window is hidden (the tray): it is then read
     /// cheaply instead of not at all.
     background: AtomicBool,
+    /// Callers on the session bus follow the frequencies: they are sampled while the window
+    /// is hidden, at most once a second.
+    listened: AtomicBool,
     period_us: AtomicU64,
     /// Bumped when the window switches machines: the loops start over on the new root.
     generation: AtomicU64,
@@ -58,6 +63,7 @@ impl FeedControl {
             // Until the window is mapped.
             watched: AtomicBool::new(false),
             background: AtomicBool::new(false),
+            listened: AtomicBool::new(false),
             period_us: AtomicU64::new(period.as_micros().try_into().unwrap_or(u64::MAX)),
             generation: AtomicU64::new(0),
             root: Mutex::new(root),
@@ -81,8 +87,33 @@ impl FeedControl {
         }
     }
 
+    /// Whether callers on the session bus follow the frequencies; returns whether that
+    /// changed.
+    pub fn set_listened(&self, listened: bool) -> bool {
+        let changed = self.listened.swap(listened, Ordering::Relaxed) != listened;
+        if changed {
+            self.wake.notify_waiters();
+        }
+        changed
+    }
+
     pub fn period(&self) -> Duration {
         Duration::from_micros(self.period_us.load(Ordering::Relaxed))
+    }
+
+    /// Whether anyone sees the frequencies, in the window or through the session bus.
+    pub fn sampled(&self) -> bool {
+        self.watched.load(Ordering::Relaxed) || self.listened.load(Ordering::Relaxed)
+    }
+
+    /// How often the frequencies are sampled: the window's period while it is seen, else
+    /// no faster than the bus shows them.
+    pub fn sampling_period(&self) -> Duration {
+        if self.watched.load(Ordering::Relaxed) {
+            self.period()
+        } else {
+            self.period().max(LISTENED_PERIOD)
+        }
     }
 
     /// Reads the state again now (after a change of ours).
@@ -108,10 +139,9 @@ impl FeedControl {
         self.generation.load(Ordering::Relaxed)
     }
 
-    /// Returns once someone watches the window.
-    async fn until_watched(&self) {
-        self.until(|control| control.watched.load(Ordering::Relaxed))
-            .await;
+    /// Returns once someone sees the frequencies.
+    async fn until_sampled(&self) {
+        self.until(FeedControl::sampled).await;
     }
 
     /// Returns once someone watches the window or the tray shows the state.
@@ -224,11 +254,11 @@ pub async fn status_loop<C: From<FeedEvent>>(control: Arc<FeedControl>, out: Sen
     }
 }
 
-/// Samples each online CPU's frequency at the window's rate until the window goes away.
+/// Samples each online CPU's frequency while anyone sees them, until the window goes away.
 pub async fn frequency_loop<C: From<FeedEvent>>(control: Arc<FeedControl>, out: Sender<C>) {
     let started = Instant::now();
     loop {
-        control.until_watched().await;
+        control.until_sampled().await;
         let generation = control.generation();
         let root = control.root();
         let Ok(snapshot) = Snapshot::read(&root) else {
@@ -244,7 +274,7 @@ pub async fn frequency_loop<C: From<FeedEvent>>(control: Arc<FeedControl>, out: 
             .collect();
         let mut sampler = FrequencySampler::new(&root, &snapshot, &cpus);
         let mut next = Instant::now();
-        while control.generation() == generation && control.watched.load(Ordering::Relaxed) {
+        while control.generation() == generation && control.sampled() {
             let khz = sampler.sample();
             let event = FeedEvent::Frequencies {
                 at: started.elapsed(),
@@ -253,7 +283,7 @@ pub async fn frequency_loop<C: From<FeedEvent>>(control: Arc<FeedControl>, out: 
             };
             out.emit(event.into());
             // A steady pace: late samples do not push the later ones back.
-            next += control.period();
+            next += control.sampling_period();
             let now = Instant::now();
             if next < now {
                 next = now;

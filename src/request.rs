@@ -13,6 +13,9 @@ pub enum Request {
     /// Show the window: on this page, or the one it showed last.
     Show(Option<Page>),
     Measure,
+    /// Whether callers on the session bus follow the frequencies (and only then are they
+    /// sampled while the window is hidden).
+    FollowFrequencies(bool),
     Quit,
 }
 

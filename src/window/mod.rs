@@ -325,7 +325,8 @@ impl Component for Window {
             WindowMsg::Notice(NoticeAction::Simulate) => self.simulate(&sender),
             WindowMsg::Watched(watched) => {
                 if self.control.set_watched(watched) {
-                    self.machine.set_pace(watched, self.period);
+                    self.machine
+                        .set_pace(self.control.sampled(), self.control.sampling_period());
                     let what = if watched {
                         "sampling started"
                     } else {
@@ -596,6 +597,12 @@ impl Window {
                 root.present();
                 self.stack.set_visible_child_name(Page::Measure.name());
                 self.measure.emit(MeasureMsg::Measure);
+            }
+            Request::FollowFrequencies(listened) => {
+                if self.control.set_listened(listened) {
+                    self.machine
+                        .set_pace(self.control.sampled(), self.control.sampling_period());
+                }
             }
             Request::Quit => relm4::main_application().quit(),
         }
