@@ -1,0 +1,34 @@
+// The entry point for GNOME Shell 45 to 49 (ES modules).
+import Clutter from 'gi://Clutter';
+import Gio from 'gi://Gio';
+import GLib from 'gi://GLib';
+import GObject from 'gi://GObject';
+import St from 'gi://St';
+import Gettext from 'gettext';
+
+import * as Main from 'resource:///org/gnome/shell/ui/main.js';
+import * as PopupMenu from 'resource:///org/gnome/shell/ui/popupMenu.js';
+import * as QuickSettings from 'resource:///org/gnome/shell/ui/quickSettings.js';
+import * as Config from 'resource:///org/gnome/shell/misc/config.js';
+import {Extension} from 'resource:///org/gnome/shell/extensions/extension.js';
+
+import {PacerQuickSettings, translations} from './ui.js';
+
+export default class PacerExtension extends Extension {
+    enable() {
+        const shell = {
+            Clutter, Gio, GLib, GObject, St, Main, PopupMenu, QuickSettings,
+            version: parseInt(Config.PACKAGE_VERSION, 10),
+        };
+        this._pacer = new PacerQuickSettings(shell, {
+            busName: this.metadata['bus-name'],
+            dir: this.dir,
+            _: translations(Gettext, this.metadata, this.dir),
+        });
+    }
+
+    disable() {
+        this._pacer.destroy();
+        this._pacer = null;
+    }
+}
