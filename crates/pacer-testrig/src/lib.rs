@@ -6,6 +6,8 @@
 
 #![allow(clippy::expect_used, clippy::panic)]
 
+pub mod gnome_shell;
+
 use std::ffi::OsStr;
 use std::fs;
 use std::path::{Path, PathBuf};
