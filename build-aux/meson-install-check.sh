@@ -86,6 +86,27 @@ if ! grep -qx "SystemdService=pacer-helper.service" "$stage/usr/share/dbus-1/sys
   fail=1
 fi
 
+# The installed GNOME Shell extension follows this build's Pacer, for the module system of
+# the shell installed here (43 on Debian 12: legacy), and is what build.py makes for it: the
+# build that tests/gnome_shell.rs loads into a real GNOME Shell.
+extension="usr/share/gnome-shell/extensions/pacer@pacerapp.github.io"
+if ! grep -q "\"bus-name\": \"$app_id\"" "$stage/$extension/metadata.json"; then
+  pacer_say "the installed shell extension does not follow $app_id"
+  fail=1
+fi
+api=esm
+if command -v gnome-shell >/dev/null 2>&1; then
+  shell_version=$(gnome-shell --version | awk '{print $NF}')
+  [ "${shell_version%%.*}" -lt 45 ] && api=legacy
+fi
+python3 shell-extension/build.py --api "$api" --bus-name "$app_id" --localedir /usr/share/locale \
+  --out "$stage.extension"
+if ! diff -r "$stage.extension" "$stage/$extension"; then
+  pacer_say "the installed shell extension is not build.py's $api build"
+  fail=1
+fi
+rm -rf "$stage.extension"
+
 # The installed programs run.
 if ! "$stage/usr/libexec/pacer-helper" --help >/dev/null; then
   pacer_say "the installed pacer-helper does not answer --help"
