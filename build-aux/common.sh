@@ -13,8 +13,10 @@ PACER_BUILD_PACKAGES=(build-essential pkg-config libgtk-4-dev libadwaita-1-dev l
 # and a real StatusNotifierWatcher for the tray; for the meson install check, appstreamcli
 # for the metainfo and polkitd's ITS rules, with which gettext's msgfmt translates the polkit
 # policy; flatpak-builder and python3-jsonschema for the Flatpak manifest; systemd-nspawn,
-# debootstrap and zstd for the system test (build-aux/system-test.sh: a booted Debian 12).
-PACER_TEST_PACKAGES=(xvfb xauth x11-utils dbus jq util-linux libglib2.0-bin python3-dbusmock libxml2-utils systemd xdotool imagemagick desktop-file-utils haskell-status-notifier-item-utils gettext appstream polkitd flatpak-builder python3-jsonschema systemd-container debootstrap zstd)
+# debootstrap and zstd for the system test (build-aux/system-test.sh: a booted Debian 12);
+# GNOME Shell (with gjs and gnome-extensions) and its AppIndicator extension for the shell
+# tests, eslint for the extension's source and unzip to look into its zips.
+PACER_TEST_PACKAGES=(xvfb xauth x11-utils dbus jq util-linux libglib2.0-bin python3-dbusmock libxml2-utils systemd xdotool imagemagick desktop-file-utils haskell-status-notifier-item-utils gettext appstream polkitd flatpak-builder python3-jsonschema systemd-container debootstrap zstd gnome-shell gnome-shell-extension-appindicator eslint unzip)
 # The libraries Debian's power-profiles-daemon links against.
 PACER_PPD_LIBRARIES=(libglib2.0-0 libgudev-1.0-0 libpolkit-gobject-1-0)
 
