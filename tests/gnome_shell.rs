@@ -5,6 +5,9 @@
 //! runs on the shell's session bus, started by hand or by D-Bus activation. Clicks are real
 //! pointer clicks (xdotool) at the actors' places; what the shell shows is read from its
 //! actors through the test probe extension.
+//!
+//! Longer than most files: each test drives a whole desktop (shell, Pacer, daemon) through
+//! several steps, with the helpers that find, click and read the shell's actors.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -354,6 +357,24 @@ fn the_toggle_follows_the_daemon_switches_it_and_fixes_the_mismatch() {
         panel_icon(&shell),
         "io.github.pacerapp.Pacer-performance-symbolic.svg"
     );
+
+    // A click on the toggle itself: Balanced, and back to the profile before it.
+    for (profile, title) in [("balanced", "Balanced"), ("performance", "Performance")] {
+        open_quick_settings(&shell);
+        if shell.eval(&format!("{menu}.isOpen")) == Ok(true.into()) {
+            shell.eval(&format!("{menu}.close(); true")).unwrap();
+        }
+        click(&shell, &format!("{EXTENSION}.toggle"));
+        wait_until(LIMIT, "the toggle switches", || {
+            match laptop.bus.profile() {
+                Ok(now) if now == profile => Ok(()),
+                other => Err(format!("{other:?}")),
+            }
+        });
+        wait_for_toggle(&shell, "the toggle follows its click", |now, _| {
+            now == title
+        });
+    }
     assert_clean_log(&shell);
 }
 

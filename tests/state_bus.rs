@@ -109,6 +109,39 @@ fn the_state_follows_the_machine_and_takes_calls() {
     );
     assert!(property("Measuring").contains("false"));
 
+    // The frequencies are sampled for the bus only while a caller watches them, and until
+    // it leaves the bus (this one without saying so).
+    assert!(
+        property("Frequencies").contains("@a(su) []"),
+        "{}",
+        property("Frequencies")
+    );
+    let watcher = format!(
+        "const {{Gio, GLib}} = imports.gi; const bus = Gio.DBus.session; \
+         bus.call_sync('{name}', '{PATH}', '{INTERFACE}', 'WatchFrequencies', \
+           new GLib.Variant('(b)', [true]), null, 0, -1, null); \
+         const loop = new GLib.MainLoop(null, false); let seen = ''; \
+         GLib.timeout_add(0, 2500, () => {{ seen = bus.call_sync('{name}', '{PATH}', \
+           'org.freedesktop.DBus.Properties', 'Get', \
+           new GLib.Variant('(ss)', ['{INTERFACE}', 'Frequencies']), null, 0, -1, null) \
+           .print(true); loop.quit(); return false; }}); loop.run(); print(seen);"
+    );
+    let watched = std::process::Command::new("gjs")
+        .args(["-c", &watcher])
+        .env("DBUS_SESSION_BUS_ADDRESS", session.address())
+        .output()
+        .unwrap();
+    let seen = String::from_utf8_lossy(&watched.stdout).into_owned();
+    assert!(
+        seen.contains("('performance', uint32 ") && seen.contains("('efficiency', "),
+        "{seen}{}",
+        String::from_utf8_lossy(&watched.stderr)
+    );
+    gui.wait_for_log(
+        "frequencies no longer followed on the session bus",
+        Duration::from_secs(10),
+    );
+
     // Every change is announced.
     let mut monitor = session
         .command("gdbus")

@@ -600,6 +600,12 @@ impl Window {
             }
             Request::FollowFrequencies(listened) => {
                 if self.control.set_listened(listened) {
+                    let what = if listened {
+                        "frequencies followed on the session bus"
+                    } else {
+                        "frequencies no longer followed on the session bus"
+                    };
+                    glib::g_debug!("pacer", "{what}");
                     self.machine
                         .set_pace(self.control.sampled(), self.control.sampling_period());
                 }
