@@ -197,10 +197,15 @@ fn manifests_ask_for_exactly_what_pacer_needs() {
             "{manifest}"
         );
         let module = pacer_module(&json);
-        // The helper runs on the host, never in the sandbox.
+        // The helper runs on the host, never in the sandbox; the shell loads its extension
+        // from the host too.
         assert_eq!(
             strings(&module["config-opts"]),
-            ["-Dhelper=false", format!("-Dprofile={profile}").as_str()],
+            [
+                "-Dhelper=false",
+                "-Dshell-extension=false",
+                format!("-Dprofile={profile}").as_str()
+            ],
             "{manifest}"
         );
         let options = &module["build-options"];

@@ -83,19 +83,21 @@ function defineClasses(shell) {
     // cause, a paragraph, is the item's accessible description and in Pacer's window).
     const DetailItem = GObject.registerClass(
     class DetailItem extends PopupMenu.PopupBaseMenuItem {
-        _init({title, detail = '', iconName = null, action = null}) {
+        _init({title, detail = null, iconName = null, action = null}) {
             super._init({reactive: action !== null, can_focus: action !== null});
             if (iconName)
                 this.add_child(new St.Icon({style_class: 'popup-menu-icon', icon_name: iconName}));
             const lines = new St.BoxLayout({vertical: true, x_expand: true});
             const texts = [[title, null], [detail, 'font-size: smaller;']]
-                .filter(([text]) => text !== '');
-            for (const [text, style] of texts) {
-                const label = new St.Label({text, style});
+                .filter(([text]) => text !== null);
+            const labels = texts.map(([text, style]) => {
+                const label = new St.Label({text, style, visible: text !== ''});
                 label.clutter_text.line_wrap = true;
                 label.clutter_text.ellipsize = 0; // Pango.EllipsizeMode.NONE
                 lines.add_child(label);
-            }
+                return label;
+            });
+            this._detail = labels[1] || null;
             this.add_child(lines);
             this.label_actor = lines.get_first_child();
             if (action !== null) {
@@ -105,6 +107,10 @@ function defineClasses(shell) {
                     y_align: Clutter.ActorAlign.CENTER,
                 }));
             }
+        }
+
+        setDetail(detail) {
+            this._detail.set({text: detail, visible: detail !== ''});
         }
     });
 
@@ -274,7 +280,21 @@ export class PacerQuickSettings {
         return view.subtitle;
     }
 
+    // The menu is made anew when what it lists changes; the frequencies, which change every
+    // second while it is open, are written into its items (a menu made anew would lose the
+    // keyboard's place in it).
     _fillMenu(view) {
+        const layout = JSON.stringify({
+            ...view,
+            coreTypes: view.coreTypes.map(coreType => ({...coreType, frequency: ''})),
+        });
+        if (layout === this._menuLayout) {
+            view.coreTypes.forEach((coreType, index) =>
+                this._coreTypeItems[index].setDetail(coreTypeDetail(coreType)));
+            return;
+        }
+        this._menuLayout = layout;
+        this._coreTypeItems = [];
         const {PopupMenu} = this._shell;
         const _ = this._;
         const menu = this.toggle.menu;
@@ -289,9 +309,12 @@ export class PacerQuickSettings {
         }
         menu.addMenuItem(new PopupMenu.PopupSeparatorMenuItem());
         for (const coreType of view.coreTypes) {
-            const detail = [coreType.epp, coreType.governor, coreType.frequency]
-                .filter(part => part !== '').join(' · ');
-            menu.addMenuItem(new classes.DetailItem({title: coreType.label, detail}));
+            const item = new classes.DetailItem({
+                title: coreType.label,
+                detail: coreTypeDetail(coreType),
+            });
+            this._coreTypeItems.push(item);
+            menu.addMenuItem(item);
         }
         for (const note of view.notes)
             menu.addMenuItem(new PopupMenu.PopupMenuItem(note, {reactive: false}));
@@ -384,6 +407,17 @@ export class PacerQuickSettings {
         console.warn(`Pacer: ${error.message}`);
         Main.notifyError(this._('Pacer could not do that'), refusalLabel(name, this._));
     }
+}
+
+/**
+ * What a core type's menu item says below its name.
+ *
+ * @param {object} coreType the core type's view
+ * @returns {string}
+ */
+function coreTypeDetail(coreType) {
+    return [coreType.epp, coreType.governor, coreType.frequency]
+        .filter(part => part !== '').join(' · ');
 }
 
 /**
