@@ -17,7 +17,9 @@ use std::process::{Command, ExitCode};
 use std::thread::sleep;
 use std::time::{Duration, Instant};
 
-use pacer_testrig::gnome_shell::{process_cpu_time, GnomeShell, ShellSetup, APPINDICATOR};
+use pacer_testrig::gnome_shell::{
+    build_extension, process_cpu_time, GnomeShell, ShellSetup, APPINDICATOR,
+};
 use pacer_testrig::SystemBus;
 
 const PACER: &str = env!("CARGO_BIN_EXE_pacer");
@@ -39,25 +41,7 @@ fn main() -> ExitCode {
         bus.pacer_helper(tree.path(), state.path()),
     ];
     let extension = tempfile::tempdir().expect("a directory for the extension");
-    let built = extension.path().join(UUID);
-    let status = Command::new("python3")
-        .arg(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/shell-extension/build.py"
-        ))
-        .args([
-            "--api",
-            "legacy",
-            "--bus-name",
-            pacer::config::APP_ID,
-            "--out",
-        ])
-        .arg(&built)
-        .status();
-    if !matches!(status, Ok(status) if status.success()) {
-        eprintln!("shell bench: build.py failed");
-        return ExitCode::FAILURE;
-    }
+    let built = build_extension("legacy", pacer::config::APP_ID, extension.path());
 
     let mut with = Vec::new();
     let mut without = Vec::new();

@@ -13,41 +13,21 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::thread::sleep;
 use std::time::Duration;
 
 use common::{screenshot_dir, wait_until, Laptop, PACER};
-use pacer_testrig::gnome_shell::{js_string, GnomeShell, ShellSetup, APPINDICATOR};
+use pacer_testrig::gnome_shell::{
+    build_extension, js_string, GnomeShell, ShellSetup, APPINDICATOR,
+};
 use pacer_testrig::Service;
 
 const UUID: &str = "pacer@pacerapp.github.io";
 /// Pacer's extension inside the shell (the object its legacy entry point made).
 const EXTENSION: &str = "Main.extensionManager.lookup('pacer@pacerapp.github.io').stateObj._pacer";
 const LIMIT: Duration = Duration::from_secs(20);
-
-/// The extension as its build makes it for GNOME Shell 43, following this build's Pacer.
-fn built_extension(dir: &Path) -> PathBuf {
-    let out = dir.join(UUID);
-    let status = Command::new("python3")
-        .arg(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/shell-extension/build.py"
-        ))
-        .args([
-            "--api",
-            "legacy",
-            "--bus-name",
-            pacer::config::APP_ID,
-            "--out",
-        ])
-        .arg(&out)
-        .status()
-        .unwrap();
-    assert!(status.success(), "build.py failed");
-    out
-}
 
 /// What Pacer, started by hand or by the session bus, needs besides the shell's variables.
 fn pacer_env(laptop: &Laptop) -> Vec<(String, String)> {
@@ -98,7 +78,11 @@ fn shell_after(
         ..ShellSetup::default()
     };
     if with_pacer {
-        setup.extensions.push(built_extension(extension_dir));
+        setup.extensions.push(build_extension(
+            "legacy",
+            pacer::config::APP_ID,
+            extension_dir,
+        ));
         setup.enabled.push(UUID.to_owned());
     }
     GnomeShell::start(setup)

@@ -11,6 +11,8 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use pacer_testrig::gnome_shell::build_extension;
+
 const UUID: &str = "pacer@pacerapp.github.io";
 
 fn root() -> &'static Path {
@@ -32,18 +34,7 @@ fn run(command: &mut Command) -> Output {
 
 /// The extension built for `api` in `dir`.
 fn build(api: &str, dir: &Path) -> PathBuf {
-    let out = dir.join(api).join(UUID);
-    run(Command::new("python3")
-        .arg(root().join("shell-extension/build.py"))
-        .args([
-            "--api",
-            api,
-            "--bus-name",
-            "io.github.pacerapp.Pacer",
-            "--out",
-        ])
-        .arg(&out));
-    out
+    build_extension(api, "io.github.pacerapp.Pacer", &dir.join(api))
 }
 
 #[test]

@@ -10,19 +10,14 @@ const Config = imports.misc.config;
 const ExtensionUtils = imports.misc.extensionUtils;
 
 const Me = ExtensionUtils.getCurrentExtension();
-const {PacerQuickSettings, translations} = Me.imports.ui;
+const Pacer = Me.imports.ui;
 
 class Extension {
     enable() {
-        const shell = {
-            Clutter, Gio, GLib, GObject, St, Main, PopupMenu, QuickSettings,
-            version: parseInt(Config.PACKAGE_VERSION, 10),
+        const modules = {
+            Clutter, Gio, GLib, GObject, St, Gettext, Main, PopupMenu, QuickSettings, Config,
         };
-        this._pacer = new PacerQuickSettings(shell, {
-            busName: Me.metadata['bus-name'],
-            dir: Me.dir,
-            _: translations(Gettext, Me.metadata, Me.dir),
-        });
+        this._pacer = Pacer.enable(modules, Me.metadata, Me.dir);
     }
 
     disable() {

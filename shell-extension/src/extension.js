@@ -12,19 +12,14 @@ import * as QuickSettings from 'resource:///org/gnome/shell/ui/quickSettings.js'
 import * as Config from 'resource:///org/gnome/shell/misc/config.js';
 import {Extension} from 'resource:///org/gnome/shell/extensions/extension.js';
 
-import {PacerQuickSettings, translations} from './ui.js';
+import * as Pacer from './ui.js';
 
 export default class PacerExtension extends Extension {
     enable() {
-        const shell = {
-            Clutter, Gio, GLib, GObject, St, Main, PopupMenu, QuickSettings,
-            version: parseInt(Config.PACKAGE_VERSION, 10),
+        const modules = {
+            Clutter, Gio, GLib, GObject, St, Gettext, Main, PopupMenu, QuickSettings, Config,
         };
-        this._pacer = new PacerQuickSettings(shell, {
-            busName: this.metadata['bus-name'],
-            dir: this.dir,
-            _: translations(Gettext, this.metadata, this.dir),
-        });
+        this._pacer = Pacer.enable(modules, this.metadata, this.dir);
     }
 
     disable() {

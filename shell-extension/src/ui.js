@@ -120,7 +120,7 @@ function defineClasses(shell) {
 /**
  * The extension while enabled: the proxy of Pacer's state, the toggle and the panel icon.
  */
-export class PacerQuickSettings {
+class PacerQuickSettings {
     /**
      * @param {object} shell the Shell's modules: GObject, Gio, GLib, St, Clutter, Main,
      *   QuickSettings, PopupMenu, and `version` (the shell's major version)
@@ -421,6 +421,24 @@ function coreTypeDetail(coreType) {
 }
 
 /**
+ * The extension enabled, from what each entry point imports its own way.
+ *
+ * @param {object} modules the Shell's modules: Clutter, Gio, GLib, GObject, St, Gettext,
+ *   Main, PopupMenu, QuickSettings and Config
+ * @param {object} metadata the extension's metadata.json
+ * @param {object} dir a Gio.File of the extension's folder
+ * @returns {PacerQuickSettings} what disabling destroys
+ */
+export function enable(modules, metadata, dir) {
+    const shell = {...modules, version: parseInt(modules.Config.PACKAGE_VERSION, 10)};
+    return new PacerQuickSettings(shell, {
+        busName: metadata['bus-name'],
+        dir,
+        _: translations(modules.Gettext, metadata, dir),
+    });
+}
+
+/**
  * gettext in the extension's domain: from the extension's own locale/ (the zip for
  * extensions.gnome.org), else from where Pacer's translations are installed.
  *
@@ -429,7 +447,7 @@ function coreTypeDetail(coreType) {
  * @param {object} dir a Gio.File of the extension's folder
  * @returns {Function} gettext
  */
-export function translations(Gettext, metadata, dir) {
+function translations(Gettext, metadata, dir) {
     const domain = metadata['gettext-domain'];
     const own = dir.get_child('locale');
     const localedir = own.query_exists(null) ? own.get_path() : metadata.localedir;

@@ -323,6 +323,21 @@ impl GnomeShell {
     }
 }
 
+/// Pacer's extension as `shell-extension/build.py` builds it for `api` (legacy: GNOME Shell
+/// 43–44, esm: 45–49), following the Pacer on `bus_name`, in `dir`/its uuid.
+pub fn build_extension(api: &str, bus_name: &str, dir: &Path) -> PathBuf {
+    let out = dir.join("pacer@pacerapp.github.io");
+    let build = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shell-extension/build.py");
+    let status = Command::new("python3")
+        .arg(&build)
+        .args(["--api", api, "--bus-name", bus_name, "--out"])
+        .arg(&out)
+        .status()
+        .unwrap_or_else(|e| panic!("python3 {}: {e}", build.display()));
+    assert!(status.success(), "{} --api {api} failed", build.display());
+    out
+}
+
 /// The CPU time (user and system) process `pid` has used so far.
 pub fn process_cpu_time(pid: u32) -> Duration {
     let stat = fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
