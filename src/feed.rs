@@ -22,7 +22,7 @@ const STATUS_PERIOD: Duration = Duration::from_secs(2);
 /// How often the full state is read while only the tray shows it.
 const BACKGROUND_FULL_PERIOD: Duration = Duration::from_secs(30);
 /// How often the frequencies are sampled while only callers on the session bus follow them.
-pub const LISTENED_PERIOD: Duration = Duration::from_secs(1);
+const LISTENED_PERIOD: Duration = Duration::from_secs(1);
 /// How long to wait before trying an unreachable system bus again.
 const RECONNECT_PERIOD: Duration = Duration::from_secs(10);
 

@@ -97,11 +97,8 @@ fn pacer_command(laptop: &Laptop) -> Command {
 
 /// Pacer in the background on the shell's session bus and display.
 fn start_pacer(shell: &GnomeShell, laptop: &Laptop) -> Service {
-    let mut command = Command::new(PACER);
-    command
-        .arg("--background")
-        .envs(shell.env())
-        .envs(pacer_env(laptop));
+    let mut command = pacer_command(laptop);
+    shell.client(&mut command);
     let pacer = Service::spawn_command("pacer", shell.dir(), &mut command);
     shell
         .session()

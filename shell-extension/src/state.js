@@ -15,7 +15,7 @@ const PROFILE_ICONS = ['power-saver', 'balanced', 'performance'];
  * @param {Function} _ gettext
  * @returns {string}
  */
-export function profileLabel(profile, _) {
+function profileLabel(profile, _) {
     switch (profile) {
     case 'performance':
         return _('Performance');
@@ -35,7 +35,7 @@ export function profileLabel(profile, _) {
  * @param {Function} _ gettext
  * @returns {string}
  */
-export function coreTypeLabel(coreType, _) {
+function coreTypeLabel(coreType, _) {
     switch (coreType) {
     case 'performance':
         return _('Performance cores');
@@ -55,7 +55,7 @@ export function coreTypeLabel(coreType, _) {
  * @param {Function} _ gettext
  * @returns {string}
  */
-export function frequencyLabel(khz, _) {
+function frequencyLabel(khz, _) {
     if (!khz)
         return '';
     if (khz >= 1000000)
@@ -70,7 +70,7 @@ export function frequencyLabel(khz, _) {
  * @param {boolean} warning whether a warning is active
  * @returns {string} the icon's name (a file in the extension's icons/)
  */
-export function iconName(profile, warning) {
+function iconName(profile, warning) {
     const gauge = PROFILE_ICONS.includes(profile) ? profile : 'balanced';
     return `io.github.pacerapp.Pacer-${gauge}${warning ? '-warning' : ''}-symbolic`;
 }

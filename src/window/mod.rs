@@ -325,8 +325,7 @@ impl Component for Window {
             WindowMsg::Notice(NoticeAction::Simulate) => self.simulate(&sender),
             WindowMsg::Watched(watched) => {
                 if self.control.set_watched(watched) {
-                    self.machine
-                        .set_pace(self.control.sampled(), self.control.sampling_period());
+                    self.pace_the_machine();
                     let what = if watched {
                         "sampling started"
                     } else {
@@ -606,12 +605,17 @@ impl Window {
                         "frequencies no longer followed on the session bus"
                     };
                     glib::g_debug!("pacer", "{what}");
-                    self.machine
-                        .set_pace(self.control.sampled(), self.control.sampling_period());
+                    self.pace_the_machine();
                 }
             }
             Request::Quit => relm4::main_application().quit(),
         }
+    }
+
+    /// A simulated machine moves only while someone sees its frequencies, at their pace.
+    fn pace_the_machine(&self) {
+        self.machine
+            .set_pace(self.control.sampled(), self.control.sampling_period());
     }
 
     /// The primary menu: the background settings (when the settings schema is installed).

@@ -145,7 +145,7 @@ impl GnomeShell {
             session.address().to_owned(),
         ));
         let first = setup.first.map(|(mut command, name)| {
-            command.envs(env.iter().map(|(name, value)| (name, value)));
+            add_unset(&mut command, &env);
             let started = Service::spawn_command("first", dir.path(), &mut command);
             session.wait_for_name(&name, READY_LIMIT);
             started
@@ -271,6 +271,12 @@ impl GnomeShell {
             .map(|(name, value)| (name.as_str(), value.as_str()))
     }
 
+    /// Gives `command` the shell's variables that it does not set itself: a client of the
+    /// shell's display and buses.
+    pub fn client(&self, command: &mut Command) {
+        add_unset(command, &self.env);
+    }
+
     /// A folder for the test's files, removed with the shell.
     pub fn dir(&self) -> &Path {
         self.dir.path()
@@ -336,6 +342,15 @@ pub fn build_extension(api: &str, bus_name: &str, dir: &Path) -> PathBuf {
         .unwrap_or_else(|e| panic!("python3 {}: {e}", build.display()));
     assert!(status.success(), "{} --api {api} failed", build.display());
     out
+}
+
+/// Sets each of `env` in `command` that it does not set already.
+fn add_unset(command: &mut Command, env: &[(String, String)]) {
+    for (name, value) in env {
+        if !command.get_envs().any(|(set, _)| set == name.as_str()) {
+            command.env(name, value);
+        }
+    }
 }
 
 /// The CPU time (user and system) process `pid` has used so far.
