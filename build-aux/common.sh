@@ -14,11 +14,17 @@ PACER_BUILD_PACKAGES=(build-essential pkg-config libgtk-4-dev libadwaita-1-dev l
 # for the metainfo and polkitd's ITS rules, with which gettext's msgfmt translates the polkit
 # policy; flatpak-builder and python3-jsonschema for the Flatpak manifest; systemd-nspawn,
 # debootstrap and zstd for the system test (build-aux/system-test.sh: a booted Debian 12);
+# flatpak, bubblewrap and xdg-dbus-proxy for the Flatpak test (build-aux/flatpak-test.sh: the
+# app in a real sandbox; it unpacks dunst, a notification server, for itself);
 # GNOME Shell (with gjs and gnome-extensions) and its AppIndicator extension for the shell
 # tests, eslint for the extension's source and unzip to look into its zips.
-PACER_TEST_PACKAGES=(xvfb xauth x11-utils dbus jq util-linux libglib2.0-bin python3-dbusmock libxml2-utils systemd xdotool imagemagick desktop-file-utils haskell-status-notifier-item-utils gettext appstream polkitd flatpak-builder python3-jsonschema systemd-container debootstrap zstd gnome-shell gnome-shell-extension-appindicator eslint unzip)
+PACER_TEST_PACKAGES=(xvfb xauth x11-utils dbus jq util-linux libglib2.0-bin python3-dbusmock libxml2-utils systemd xdotool imagemagick desktop-file-utils haskell-status-notifier-item-utils gettext appstream polkitd flatpak-builder python3-jsonschema systemd-container debootstrap zstd flatpak bubblewrap xdg-dbus-proxy gnome-shell gnome-shell-extension-appindicator eslint unzip)
 # The libraries Debian's power-profiles-daemon links against.
 PACER_PPD_LIBRARIES=(libglib2.0-0 libgudev-1.0-0 libpolkit-gobject-1-0)
+# Those of dunst, the notification server of the Flatpak test (unpacked, not installed: its
+# package would make it the notification server of every session without one).
+PACER_DUNST_LIBRARIES=(libcairo2 libgdk-pixbuf-2.0-0 libglib2.0-0 libnotify4 libpango-1.0-0 libpangocairo-1.0-0
+  libwayland-client0 libwayland-cursor0 libx11-6 libxext6 libxinerama1 libxrandr2 libxss1)
 
 pacer_say() { printf 'pacer: %s\n' "$*" >&2; }
 
@@ -65,32 +71,62 @@ pacer_ensure_rust() {
   fi
 }
 
-# pacer_unpack_ppd : makes Debian's power-profiles-daemon available to the tests as
-# $PACER_PPD. Where the package is not installed, it is downloaded and unpacked under
-# target/test-deps instead of installed: installing it would make it this machine's profile
-# daemon (and apt would remove TLP or tuned, which conflict with it).
-pacer_unpack_ppd() {
-  if [ -x /usr/libexec/power-profiles-daemon ]; then
-    export PACER_PPD=/usr/libexec/power-profiles-daemon
+# pacer_unpack_package PACKAGE PROGRAM LIBRARY... : makes PROGRAM (a path inside the Debian
+# package PACKAGE) available to the tests, and prints its path. Where the package is
+# installed, the installed program; otherwise the package is downloaded and unpacked under
+# target/test-deps/PACKAGE, with only its LIBRARY packages installed: installing the package
+# itself would give this machine a service it did not ask for (see the callers).
+pacer_unpack_package() {
+  local package=$1 program=$2
+  shift 2
+  if [ -x "$program" ]; then
+    printf '%s\n' "$program"
     return 0
   fi
-  local dest="$PWD/target/test-deps/power-profiles-daemon"
-  if [ ! -x "$dest/usr/libexec/power-profiles-daemon" ]; then
+  local dest="$PWD/target/test-deps/$package"
+  if [ ! -x "$dest$program" ]; then
     if ! command -v apt-get >/dev/null 2>&1; then
-      pacer_say "power-profiles-daemon is needed by the tests: install it from your distribution"
-      exit 1
+      pacer_say "$package is needed by the tests: install it from your distribution"
+      return 1
     fi
-    pacer_install_packages "${PACER_PPD_LIBRARIES[@]}"
+    pacer_install_packages "$@" >&2
     local download
     download=$(mktemp -d)
-    pacer_say "unpacking Debian's power-profiles-daemon for the tests into $dest"
-    if ! (cd "$download" && apt-get download -q power-profiles-daemon 2>/dev/null); then
-      apt-get update -q
-      (cd "$download" && apt-get download -q power-profiles-daemon)
+    pacer_say "unpacking Debian's $package for the tests into $dest"
+    if ! (cd "$download" && apt-get download -q "$package" >/dev/null 2>&1); then
+      apt-get update -q >&2
+      (cd "$download" && apt-get download -q "$package" >&2)
     fi
     mkdir -p "$dest"
-    dpkg-deb -x "$download"/power-profiles-daemon_*.deb "$dest"
+    dpkg-deb -x "$download/${package}"_*.deb "$dest"
     rm -rf "$download"
   fi
-  export PACER_PPD="$dest/usr/libexec/power-profiles-daemon"
+  printf '%s\n' "$dest$program"
+}
+
+# pacer_unpack_ppd : Debian's power-profiles-daemon for the tests, as $PACER_PPD. Installing
+# it would make it this machine's profile daemon (and apt would remove TLP or tuned, which
+# conflict with it).
+pacer_unpack_ppd() {
+  PACER_PPD=$(pacer_unpack_package power-profiles-daemon /usr/libexec/power-profiles-daemon \
+    "${PACER_PPD_LIBRARIES[@]}") || exit 1
+  export PACER_PPD
+}
+
+# pacer_stage_development_build STAGE LOG : Pacer as a distribution installs it, for the
+# lanes that run it as installed (system-test.sh, flatpak-test.sh): built in
+# meson-install-check.sh's build directory with its options (a no-op compile when
+# test.sh has just run that check; set up here when missing), installed with
+# `meson install --destdir STAGE` into a fresh STAGE. Output goes to LOG.
+pacer_stage_development_build() {
+  local stage=$1 log=$2 build=target/meson-install-check/development
+  export CARGO_PROFILE_DEV_DEBUG="${CARGO_PROFILE_DEV_DEBUG:-0}"
+  if [ ! -f "$build/build.ninja" ]; then
+    rm -rf "$build"
+    meson setup --prefix=/usr -Dprofile=development -Dgui=true -Dhelper=true -Dsystemdsystemunitdir= \
+      "$build" >> "$log" 2>&1 || return 1
+  fi
+  meson compile -C "$build" >> "$log" 2>&1 || return 1
+  rm -rf "$stage"
+  meson install -C "$build" --no-rebuild --destdir "$stage" >> "$log" 2>&1
 }

@@ -19,11 +19,12 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source build-aux/common.sh
 REPO=$PWD
 WORK=$REPO/target/system-test
+LANE_LOG=$WORK/system-test.log
+source build-aux/lane.sh
 ROOT=$WORK/root
 STAGE=$WORK/stage
 MACHINE=$WORK/machine
 CPU=$MACHINE/sys/devices/system/cpu
-BUILD=$REPO/target/meson-install-check/development
 MODEL=intel-hybrid
 
 # The Debian root: systemd, both buses, polkitd, Debian's power-profiles-daemon (0.12) and
@@ -41,20 +42,12 @@ HELPER_PATH=/io/github/pacerapp/Pacer/Helper1
 PPD=net.hadess.PowerProfiles
 PPD_PATH=/net/hadess/PowerProfiles
 
-passed=0
-failed=0
-ok() { printf 'ok - %s\n' "$*"; passed=$((passed + 1)); }
-bad() { printf 'FAIL - %s\n' "$*"; failed=$((failed + 1)); }
-note() { printf '# %s\n' "$*"; }
 # check NAME COMMAND...: ok when COMMAND succeeds.
 check() {
   local name=$1
   shift
   if "$@"; then ok "$name"; else bad "$name"; fi
 }
-t0=$(date +%s.%N)
-elapsed() { awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b-a}'; }
-log() { printf '[%6ss] %s\n' "$(elapsed)" "$*" >> "$WORK/system-test.log"; }
 
 CG_NAME=pacer-system-test-$$
 NSPAWN_PID=
@@ -97,26 +90,7 @@ cleanup() {
   fi
 }
 
-finish() {
-  trap - EXIT
-  cleanup
-  log "done: $passed passed, $failed failed"
-  printf '%s passed, %s failed\n' "$passed" "$failed"
-  [ "$failed" -eq 0 ]
-  exit
-}
-trap finish EXIT
-# abort WHY: a step the rest depends on failed.
-abort() {
-  bad "$*"
-  exit 1
-}
-
-if [ "$(id -u)" -ne 0 ]; then
-  abort "the system test boots a container with systemd-nspawn: run it as root"
-fi
-mkdir -p "$WORK"
-: > "$WORK/system-test.log"
+lane_start "the system test boots a container with systemd-nspawn"
 
 # ---------------------------------------------------------------- host tools, Pacer built
 pacer_install_packages systemd-container debootstrap zstd jq meson >> "$WORK/system-test.log" 2>&1 ||
@@ -124,18 +98,7 @@ pacer_install_packages systemd-container debootstrap zstd jq meson >> "$WORK/sys
 pacer_ensure_rust
 log "host tools present"
 
-# The same build directory and options as build-aux/meson-install-check.sh (which
-# build-aux/test.sh runs just before): a no-op compile when it is up to date.
-export CARGO_PROFILE_DEV_DEBUG="${CARGO_PROFILE_DEV_DEBUG:-0}"
-if [ ! -f "$BUILD/build.ninja" ]; then
-  rm -rf "$BUILD"
-  meson setup --prefix=/usr -Dprofile=development -Dgui=true -Dhelper=true -Dsystemdsystemunitdir= \
-    "$BUILD" >> "$WORK/system-test.log" 2>&1 || abort "meson setup $BUILD (log: $WORK/system-test.log)"
-fi
-meson compile -C "$BUILD" >> "$WORK/system-test.log" 2>&1 || abort "meson compile -C $BUILD (log: $WORK/system-test.log)"
-rm -rf "$STAGE"
-meson install -C "$BUILD" --no-rebuild --destdir "$STAGE" >> "$WORK/system-test.log" 2>&1 ||
-  abort "meson install --destdir $STAGE"
+pacer_stage_development_build "$STAGE" "$WORK/system-test.log" || abort "building and staging Pacer (log: $WORK/system-test.log)"
 log "Pacer built and staged"
 
 # ---------------------------------------------------------------- the Debian root

@@ -97,6 +97,9 @@ impl Drop for Service {
 }
 
 /// A private "system" bus: nothing on it is bus-activated, so a missing service fails fast.
+/// The configuration of every private bus (shared with build-aux/flatpak-test.sh).
+const BUS_CONFIG: &str = include_str!("../data/bus.conf.in");
+
 #[derive(Debug)]
 pub struct SystemBus {
     dir: tempfile::TempDir,
@@ -140,40 +143,19 @@ impl SystemBus {
         };
         let socket = dir.path().join("system_bus_socket");
         let config = dir.path().join("bus.conf");
+        // What it starts has it as the bus of this type (dbus-daemon sets the address
+        // variable for its type).
+        let bus_type = if session.is_some() {
+            "session"
+        } else {
+            "system"
+        };
         fs::write(
             &config,
-            format!(
-                r#"<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>{}</type>
-  <listen>unix:path={}</listen>
-  <auth>EXTERNAL</auth>
-  {}
-  <policy context="default">
-    <allow user="*"/>
-    <allow own="*"/>
-    <allow send_type="method_call"/>
-    <allow send_type="signal"/>
-    <allow send_requested_reply="true" send_type="method_return"/>
-    <allow send_requested_reply="true" send_type="error"/>
-    <allow receive_type="method_call"/>
-    <allow receive_type="method_return"/>
-    <allow receive_type="error"/>
-    <allow receive_type="signal"/>
-  </policy>
-</busconfig>
-"#,
-                // What it starts has it as the bus of this type (dbus-daemon sets the
-                // address variable for its type).
-                if session.is_some() {
-                    "session"
-                } else {
-                    "system"
-                },
-                socket.display(),
-                servicedir
-            ),
+            BUS_CONFIG
+                .replace("@TYPE@", bus_type)
+                .replace("@SOCKET@", &socket.display().to_string())
+                .replace("@SERVICEDIR@", &servicedir),
         )
         .expect("the bus configuration");
         let address = format!("unix:path={}", socket.display());

@@ -1,0 +1,39 @@
+# Shared by the lanes that run Pacer as installed (system-test.sh, flatpak-test.sh). Sourced,
+# not run, after common.sh, with LANE_LOG naming the lane's log file; the lane defines
+# `cleanup`, which runs however it ends.
+#
+# One line per check (`ok - …` / `FAIL - …`, notes start with `#`), then `N passed, N failed`;
+# the exit status is non-zero when a check failed.
+
+passed=0
+failed=0
+ok() { printf 'ok - %s\n' "$*"; passed=$((passed + 1)); }
+bad() { printf 'FAIL - %s\n' "$*"; failed=$((failed + 1)); }
+note() { printf '# %s\n' "$*"; }
+lane_t0=$(date +%s.%N)
+elapsed() { awk -v a="$lane_t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b-a}'; }
+log() { printf '[%6ss] %s\n' "$(elapsed)" "$*" >> "$LANE_LOG" 2> /dev/null; }
+
+finish() {
+  trap - EXIT
+  cleanup
+  log "done: $passed passed, $failed failed"
+  printf '%s passed, %s failed\n' "$passed" "$failed"
+  [ "$failed" -eq 0 ]
+  exit
+}
+trap finish EXIT
+# abort WHY: a step the rest depends on failed.
+abort() {
+  bad "$*"
+  exit 1
+}
+
+# lane_start WHAT: as root (WHAT says what the lane does that needs it), with a fresh log.
+lane_start() {
+  if [ "$(id -u)" -ne 0 ]; then
+    abort "$1: run it as root"
+  fi
+  mkdir -p "$(dirname "$LANE_LOG")"
+  : > "$LANE_LOG"
+}
