@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what is missing, then runs every check and the whole test suite:
 # formatting, clippy, `pacerctl status --json` over the shared reference trees, the meson
-# install check, cargo test.
+# install check, Pacer as installed (the system test, the Flatpak test), fuzzing, cargo test.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source build-aux/common.sh
@@ -48,6 +48,7 @@ fi
 pacer_say "meson install check"
 build-aux/meson-install-check.sh
 build-aux/system-test.sh
+build-aux/flatpak-test.sh
 
 build-aux/fuzz.sh
 # Under Xvfb, so that the GUI's unit tests can make widgets (the window tests start their own
