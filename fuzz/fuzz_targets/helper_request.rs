@@ -14,14 +14,13 @@ use pacer_core::machine::Snapshot;
 use pacer_core::SysRoot;
 use pacer_helper::validate::{self, Request};
 
-const MODELS: [&str; 5] = ["intel-hybrid", "intel-hybrid-nosmt", "amd-zen4", "arm-rk3588", "vm"];
-
 fn machines() -> &'static Vec<Snapshot> {
     static MACHINES: OnceLock<Vec<Snapshot>> = OnceLock::new();
     MACHINES.get_or_init(|| {
         let base = std::env::temp_dir().join(format!("pacer-fuzz-{}", std::process::id()));
-        MODELS
+        pacer_core::sim::MODELS
             .iter()
+            .map(|model| model.name)
             .map(|name| {
                 let dir = base.join(name);
                 std::fs::create_dir_all(&dir).unwrap();
@@ -58,7 +57,7 @@ fn request(data: &[u8]) -> Option<(usize, Request)> {
                 .map_or(1, |t| u32::from_le_bytes([t[0], t[1], t[2], t[3]])),
         },
     };
-    Some((usize::from(machine) % MODELS.len(), request))
+    Some((usize::from(machine) % pacer_core::sim::MODELS.len(), request))
 }
 
 fuzz_target!(|data: &[u8]| {

@@ -539,7 +539,7 @@ proptest! {
     /// single problem, and the EPP stays among what the kernel could print.
     #[test]
     fn random_writes_never_leave_a_broken_tree(
-        model in prop::sample::select(vec!["intel-hybrid", "intel-hybrid-nosmt", "amd-zen4", "arm-rk3588"]),
+        model in prop::sample::select(vec!["intel-hybrid", "intel-hybrid-nosmt", "amd-zen4", "arm-rk3588", "workstation-64"]),
         writes in prop::collection::vec(write_strategy(), 1..12),
     ) {
         let dir = tempfile::tempdir().unwrap();

@@ -34,6 +34,8 @@ pub enum SimCoreKind {
     IntelP,
     /// Intel E-core (Gracemont), listed in `cpu_atom`.
     IntelE,
+    /// A core of a non-hybrid Intel part (Sapphire Rapids): no `cpu_core`/`cpu_atom` PMU.
+    IntelCore,
     /// AMD Zen 4: all cores alike.
     Zen4,
     /// Arm Cortex-A55 (LITTLE).

@@ -15,7 +15,7 @@ pub struct Model {
 }
 
 /// Every model.
-pub const MODELS: [Model; 5] = [
+pub const MODELS: [Model; 7] = [
     Model {
         name: "intel-hybrid",
         description: gettext_noop("Alder Lake-P laptop: 4 P-cores with SMT + 8 E-cores, intel_pstate in active mode"),
@@ -35,6 +35,16 @@ pub const MODELS: [Model; 5] = [
         name: "arm-rk3588",
         description: gettext_noop("RK3588 board: 4 Cortex-A55 + 2x2 Cortex-A76, cpufreq-dt, schedutil, EAS running"),
         build: arm_rk3588,
+    },
+    Model {
+        name: "workstation-64",
+        description: gettext_noop("Xeon W workstation: 32 cores, 64 threads, all alike, intel_pstate in active mode"),
+        build: workstation_64,
+    },
+    Model {
+        name: "server-256",
+        description: gettext_noop("EPYC 9754-class server: 128 cores, 256 threads, amd-pstate-epp"),
+        build: server_256,
     },
     Model {
         name: "vm",
@@ -271,6 +281,112 @@ fn arm_rk3588() -> SimMachine {
         eas_knob: true,
         energy_model: true,
         rapl: SimRapl::None,
+    }
+}
+
+/// A plausible idle-to-busy spread of `scaling_cur_freq` over `count` CPUs between `low`
+/// and `high` kHz (a fixed scramble, so that the rendered tree is the same every time).
+fn spread_khz(id: u32, low: u32, high: u32) -> u32 {
+    let step = (high - low) / 16;
+    low + (id.wrapping_mul(7) + id / 5) % 17 * step
+}
+
+/// SMT siblings `id` and `id ± half` of a machine with `half` physical cores.
+fn smt_pair(id: u32, half: u32) -> Vec<u32> {
+    let core = id % half;
+    vec![core, core + half]
+}
+
+/// One policy per CPU, as intel_pstate and amd-pstate register them.
+fn per_cpu_policy(id: u32, (min, max): (u32, u32), base: Option<u32>, epp_raw: u8) -> SimPolicy {
+    SimPolicy {
+        id,
+        cpus: vec![id],
+        governor: "powersave".into(),
+        min_khz: min,
+        max_khz: max,
+        hw_min_khz: min,
+        hw_max_khz: max,
+        base_khz: base,
+        cur_khz: spread_khz(id, min, max),
+        epp_raw: Some(epp_raw),
+        epp_saved: None,
+        opps: None,
+        dynamic_power_coefficient: None,
+        boost: None,
+    }
+}
+
+/// Xeon w9-3475X-class workstation cut to 32 cores (Sapphire Rapids): SMT siblings N and
+/// N+32, 0.8–4.8 GHz with a 2.2 GHz base; without hybrid cores intel_pstate uses the
+/// generic EPP values (balance_performance = 128, `docs/kernel.md` 2.2), and there is no
+/// asymmetric capacity, so no energy model and no EAS.
+fn workstation_64() -> SimMachine {
+    let cpus = (0..64)
+        .map(|id| SimCpu {
+            id,
+            kind: SimCoreKind::IntelCore,
+            online: true,
+            capacity: 1024,
+            core_cpus: smt_pair(id, 32),
+            epb: Some(6),
+            prefcore_ranking: None,
+        })
+        .collect();
+    let policies = (0..64)
+        .map(|id| per_cpu_policy(id, (800_000, 4_800_000), Some(2_200_000), 0x80))
+        .collect();
+    SimMachine {
+        model: "workstation-64".into(),
+        cpus,
+        policies,
+        driver: SimDriver::IntelPstate {
+            passive: false,
+            no_turbo: false,
+            epp_values: [0, 0x80, 0xC0, 0xFF],
+        },
+        smt_possible: true,
+        eas_support: true,
+        eas_knob: true,
+        energy_model: false,
+        rapl: SimRapl::Intel,
+    }
+}
+
+/// EPYC 9754-class server (Bergamo, Zen 4c): 128 cores with SMT (siblings N and N+128),
+/// 1.5–3.1 GHz, amd-pstate-epp in active mode, no preferred-core rankings (server parts
+/// report none).
+fn server_256() -> SimMachine {
+    let cpus = (0..256)
+        .map(|id| SimCpu {
+            id,
+            kind: SimCoreKind::Zen4,
+            online: true,
+            capacity: 1024,
+            core_cpus: smt_pair(id, 128),
+            epb: None,
+            prefcore_ranking: None,
+        })
+        .collect();
+    let policies = (0..256)
+        .map(|id| SimPolicy {
+            boost: Some(true),
+            ..per_cpu_policy(id, (1_500_000, 3_100_000), None, 0x80)
+        })
+        .collect();
+    SimMachine {
+        model: "server-256".into(),
+        cpus,
+        policies,
+        driver: SimDriver::AmdPstate {
+            status: "active".into(),
+            boost: true,
+        },
+        smt_possible: true,
+        eas_support: true,
+        eas_knob: true,
+        energy_model: false,
+        rapl: SimRapl::Amd,
     }
 }
 
