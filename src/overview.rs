@@ -20,7 +20,7 @@ use adw::prelude::*;
 use crate::a11y::labelled;
 use crate::change::Change;
 use crate::icons;
-use crate::plot::{FrequencyPlot, TypeSummary};
+use crate::plot::{FrequencyPlot, Shown, TypeSummary};
 
 /// A power profile's name in words.
 pub fn profile_label(profile: &str) -> String {
@@ -157,6 +157,40 @@ pub fn summary_lines(summary: &[TypeSummary]) -> Vec<String> {
         .collect()
 }
 
+/// What the plot's description says it shows.
+fn plot_description(shown: Shown) -> String {
+    match shown {
+        Shown::Bands => gettext(
+            "Each core type over the last minute: its median CPU as a line, its lowest to its highest CPU as a band",
+        ),
+        Shown::EachCpu => gettext("Each CPU over the last minute, coloured by core type"),
+    }
+}
+
+/// The "Each CPU" toggle in the plot's header: each CPU's own line instead of the bands.
+fn each_cpu_toggle(group: &adw::PreferencesGroup, plot: &FrequencyPlot) {
+    let toggle = gtk::ToggleButton::with_mnemonic(&gettext("_Each CPU"));
+    toggle.add_css_class("flat");
+    toggle.set_valign(gtk::Align::Center);
+    toggle.set_tooltip_text(Some(&gettext(
+        "Draw each CPU's own line instead of each core type's band and median",
+    )));
+    group.set_header_suffix(Some(&toggle));
+    let plot = plot.clone();
+    let group = group.downgrade();
+    toggle.connect_toggled(move |toggle| {
+        let shown = if toggle.is_active() {
+            Shown::EachCpu
+        } else {
+            Shown::Bands
+        };
+        plot.set_shown(shown);
+        if let Some(group) = group.upgrade() {
+            group.set_description(Some(&plot_description(shown)));
+        }
+    });
+}
+
 #[derive(Debug)]
 pub struct OverviewPage {
     /// Set while the page itself moves a control, so the move is not taken as a request.
@@ -208,9 +242,10 @@ impl SimpleComponent for OverviewPage {
             set_spacing: 24,
             set_margin_all: 12,
 
+            #[name = "frequency_group"]
             adw::PreferencesGroup {
                 set_title: &gettext("Frequency"),
-                set_description: Some(&gettext("Each CPU over the last minute, coloured by core type")),
+                set_description: Some(&plot_description(Shown::Bands)),
 
                 gtk::Frame {
                     add_css_class: "view",
@@ -353,6 +388,7 @@ impl SimpleComponent for OverviewPage {
                 input.emit(OverviewMsg::ModeChosen(choice.selected()));
             }
         });
+        each_cpu_toggle(&widgets.frequency_group, &init.plot);
         ComponentParts { model, widgets }
     }
 

@@ -18,7 +18,7 @@ use super::canvas::{self, LegendEntry, FONT_FAMILY, FONT_SIZE};
 use super::error::PlotError;
 use super::history::{FrequencyHistory, TYPES_IN_ORDER};
 use super::palette::Palette;
-use super::strip::{FrameLayout, LineStrip, LineStyle};
+use super::strip::{FrameLayout, LineStrip, LineStyle, Shown};
 use super::trace::{RasterMap, WINDOW};
 
 /// The frequency limits of the CPUs of one core type, drawn as dashed lines.
@@ -59,6 +59,7 @@ struct LayerKey {
     marks: Vec<FrequencyMarks>,
     /// The core types in the legend.
     types: Vec<Option<CoreType>>,
+    shown: Shown,
 }
 
 /// The plot drawn in three layers: the axes and grid under the lines, the lines, and the
@@ -71,6 +72,7 @@ struct LayerKey {
 #[derive(Debug, Default)]
 pub struct FrequencyLayers {
     kept: Option<Layers>,
+    shown: Shown,
 }
 
 #[derive(Debug)]
@@ -89,6 +91,12 @@ struct Layers {
 }
 
 impl FrequencyLayers {
+    /// Whether the plot shows each core type's band and median, or each CPU's line (from the
+    /// next frame on).
+    pub fn set_shown(&mut self, shown: Shown) {
+        self.shown = shown;
+    }
+
     /// Draws the plot into `cr`, which covers `width` × `height` pixels from its origin.
     pub fn draw(
         &mut self,
@@ -110,6 +118,7 @@ impl FrequencyLayers {
                     .into_iter()
                     .filter(|&t| history.cpus().iter().any(|cpu| cpu.core_type == t))
                     .collect(),
+                shown: self.shown,
             };
             let mut layers = match self.kept.take() {
                 Some(kept) if kept.key == key => kept,
@@ -140,6 +149,7 @@ impl Layers {
         let style = LineStyle {
             palette: key.palette,
             width: DATA_LINE_WIDTH * scale,
+            shown: key.shown,
         };
         let layout = FrameLayout {
             width: over.width(),

@@ -1,7 +1,11 @@
 //! The recent frequency of each CPU: a fixed-size ring buffer that the live plot draws from.
 //!
 //! The window samples at 10 Hz for as long as it is open, so the buffer allocates everything
-//! at construction and a push only overwrites the oldest slot.
+//! at construction and a push only overwrites the oldest slot. Besides each CPU's samples it
+//! keeps, per core type, the lowest, median and highest CPU of every sample: the band and
+//! line the plot shows by default, legible at 2 CPUs or 256.
+//!
+//! Longer than most files: the ring buffer, its per-type series and their unit tests.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
@@ -26,6 +30,15 @@ pub struct TypeSummary {
     pub cpus: usize,
 }
 
+/// The rows of one core type's series (see [`FrequencyHistory::band`]): at each sample, the
+/// lowest, the median and the highest frequency among its CPUs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BandSeries {
+    pub low: usize,
+    pub median: usize,
+    pub high: usize,
+}
+
 /// The core types in the order they are listed: fastest first, untyped cores last.
 pub const TYPES_IN_ORDER: [Option<CoreType>; 4] = [
     Some(CoreType::Performance),
@@ -41,11 +54,16 @@ pub struct FrequencyHistory {
     /// what was drawn from an earlier run is never taken for part of this one.
     generation: u64,
     cpus: Vec<TracedCpu>,
+    /// The core types present, in [`TYPES_IN_ORDER`], with the indices of their CPUs.
+    types: Vec<(Option<CoreType>, Vec<usize>)>,
     capacity: usize,
     /// Time of each slot since sampling began; `len` of them are valid, the oldest at `start`.
     times: Vec<Duration>,
-    /// `khz[cpu * capacity + slot]`: one CPU's samples lie together, as the plot reads them.
+    /// `khz[row * capacity + slot]`: one series' samples lie together, as the plot reads
+    /// them. The rows are the CPUs, then three per core type (see [`BandSeries`]).
     khz: Vec<Option<u32>>,
+    /// Room for one sample of the largest core type, sorted when it is pushed.
+    scratch: Vec<u32>,
     start: usize,
     len: usize,
 }
@@ -54,10 +72,24 @@ impl FrequencyHistory {
     /// An empty history for `cpus`, keeping the latest `capacity` samples (at least one).
     pub fn new(cpus: Vec<TracedCpu>, capacity: usize) -> Self {
         let capacity = capacity.max(1);
+        let types: Vec<(Option<CoreType>, Vec<usize>)> = TYPES_IN_ORDER
+            .into_iter()
+            .map(|core_type| {
+                let members = (0..cpus.len())
+                    .filter(|&index| cpus[index].core_type == core_type)
+                    .collect::<Vec<_>>();
+                (core_type, members)
+            })
+            .filter(|(_, members)| !members.is_empty())
+            .collect();
+        let rows = cpus.len() + 3 * types.len();
+        let largest = types.iter().map(|(_, members)| members.len()).max();
         FrequencyHistory {
             generation: next_generation(),
             times: vec![Duration::ZERO; capacity],
-            khz: vec![None; capacity * cpus.len()],
+            khz: vec![None; capacity * rows],
+            scratch: Vec::with_capacity(largest.unwrap_or(0)),
+            types,
             cpus,
             capacity,
             start: 0,
@@ -89,6 +121,38 @@ impl FrequencyHistory {
         for cpu in 0..self.cpus.len() {
             self.khz[cpu * self.capacity + slot] = khz.get(cpu).copied().flatten();
         }
+        for (place, (_, members)) in self.types.iter().enumerate() {
+            self.scratch.clear();
+            self.scratch.extend(
+                members
+                    .iter()
+                    .filter_map(|&cpu| self.khz[cpu * self.capacity + slot]),
+            );
+            self.scratch.sort_unstable();
+            let band = band_rows(self.cpus.len(), place);
+            let values = [
+                (band.low, self.scratch.first().copied()),
+                (band.median, median(&self.scratch)),
+                (band.high, self.scratch.last().copied()),
+            ];
+            for (row, value) in values {
+                self.khz[row * self.capacity + slot] = value;
+            }
+        }
+    }
+
+    /// The core types present, fastest first.
+    pub fn core_types(&self) -> impl Iterator<Item = Option<CoreType>> + '_ {
+        self.types.iter().map(|(core_type, _)| *core_type)
+    }
+
+    /// The series of `core_type`'s band, to read with [`Self::samples_from`]; `None` where no
+    /// CPU is of that type.
+    pub fn band(&self, core_type: Option<CoreType>) -> Option<BandSeries> {
+        self.types
+            .iter()
+            .position(|(t, _)| *t == core_type)
+            .map(|place| band_rows(self.cpus.len(), place))
     }
 
     /// Forgets every sample, keeping the CPUs and the storage.
@@ -111,8 +175,8 @@ impl FrequencyHistory {
             .map(|last| self.times[(self.start + last) % self.capacity])
     }
 
-    /// The samples of the CPU at `index` in [`Self::cpus`], oldest first; empty for an index
-    /// out of range.
+    /// The samples of the CPU at `index` in [`Self::cpus`] (or of a band's series, see
+    /// [`Self::band`]), oldest first; empty for an index out of range.
     pub fn samples(&self, index: usize) -> impl Iterator<Item = (Duration, Option<u32>)> + '_ {
         self.samples_from(index, 0)
     }
@@ -123,7 +187,7 @@ impl FrequencyHistory {
         index: usize,
         first: usize,
     ) -> impl Iterator<Item = (Duration, Option<u32>)> + '_ {
-        let khz = if index < self.cpus.len() {
+        let khz = if (index + 1) * self.capacity <= self.khz.len() {
             &self.khz[index * self.capacity..(index + 1) * self.capacity]
         } else {
             &[]
@@ -200,16 +264,7 @@ impl FrequencyHistory {
                         .filter_map(|(index, _)| self.khz[index * self.capacity + slot]),
                 );
                 values.sort_unstable();
-                let middle = values.len() / 2;
-                let median_khz = match values.len() {
-                    0 => return None,
-                    n if n % 2 == 1 => values[middle],
-                    // The mean of the two middle values, computed without overflow.
-                    _ => {
-                        let (low, high) = (values[middle - 1], values[middle]);
-                        low + (high - low).div_ceil(2)
-                    }
-                };
+                let median_khz = median(&values)?;
                 Some(TypeSummary {
                     core_type,
                     median_khz,
@@ -218,6 +273,30 @@ impl FrequencyHistory {
                 })
             })
             .collect()
+    }
+}
+
+/// The rows of the band of the core type at `place` among those present.
+fn band_rows(cpus: usize, place: usize) -> BandSeries {
+    let low = cpus + 3 * place;
+    BandSeries {
+        low,
+        median: low + 1,
+        high: low + 2,
+    }
+}
+
+/// The median of sorted values: the mean of the two middle ones where their number is even.
+fn median(sorted: &[u32]) -> Option<u32> {
+    let middle = sorted.len() / 2;
+    match sorted.len() {
+        0 => None,
+        n if n % 2 == 1 => Some(sorted[middle]),
+        // The mean of the two middle values, computed without overflow.
+        _ => {
+            let (low, high) = (sorted[middle - 1], sorted[middle]);
+            Some(low + (high - low).div_ceil(2))
+        }
     }
 }
 
@@ -259,7 +338,8 @@ mod tests {
         assert_eq!(times, [seconds(2), seconds(3), seconds(4)]);
         assert_eq!(history.latest_time(), Some(seconds(4)));
         assert_eq!(history.max_khz(), Some(401));
-        assert_eq!(values(&history, 2), []);
+        // Two CPUs and the three series of their one type: nothing beyond.
+        assert_eq!(values(&history, 5), []);
     }
 
     #[test]
@@ -328,7 +408,8 @@ mod tests {
             let whole: Vec<_> = history.samples(0).skip(first).collect();
             assert_eq!(tail, whole, "from {first}");
         }
-        assert_eq!(history.samples_from(1, 0).count(), 0);
+        // One CPU and its type's three series.
+        assert_eq!(history.samples_from(4, 0).count(), 0);
         for bound in 0..=7 {
             let counted = history.count_before(|at| at < seconds(bound));
             assert_eq!(counted, (2..6).filter(|&n| n < bound).count(), "{bound}");
@@ -386,6 +467,37 @@ mod tests {
                 // The low-power core reported nothing, so it is left out.
             ]
         );
+    }
+
+    #[test]
+    fn each_core_type_keeps_its_lowest_median_and_highest_cpu_per_sample() {
+        use CoreType::{Efficiency, Performance};
+        let cpus = vec![
+            cpu(0, Some(Performance)),
+            cpu(1, Some(Efficiency)),
+            cpu(2, Some(Performance)),
+            cpu(3, Some(Performance)),
+            cpu(4, Some(Efficiency)),
+        ];
+        let mut history = FrequencyHistory::new(cpus, 3);
+        history.push(
+            seconds(0),
+            &[Some(3_000), Some(800), Some(1_000), Some(2_000), None],
+        );
+        history.push(seconds(1), &[None, None, Some(4_000), None, Some(900)]);
+        history.push(seconds(2), &[None, None, None, None, None]);
+        assert_eq!(
+            history.core_types().collect::<Vec<_>>(),
+            [Some(Performance), Some(Efficiency)]
+        );
+        let p = history.band(Some(Performance)).unwrap();
+        assert_eq!(values(&history, p.low), [Some(1_000), Some(4_000), None]);
+        assert_eq!(values(&history, p.median), [Some(2_000), Some(4_000), None]);
+        assert_eq!(values(&history, p.high), [Some(3_000), Some(4_000), None]);
+        let e = history.band(Some(Efficiency)).unwrap();
+        assert_eq!(values(&history, e.median), [Some(800), Some(900), None]);
+        assert_eq!(history.band(Some(CoreType::LowPower)), None);
+        assert_eq!(history.band(None), None);
     }
 
     #[test]

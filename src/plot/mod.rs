@@ -20,5 +20,6 @@ pub use self::{
     history::{FrequencyHistory, TracedCpu, TypeSummary},
     palette::Palette,
     ramp::{draw_ramp, ramp_png, RampSeries},
+    strip::Shown,
     widget::{FrequencyPlot, RampPlot},
 };

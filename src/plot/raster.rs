@@ -31,15 +31,19 @@ impl<'a> ColumnRaster<'a> {
     /// Paints column `x` from `from` down to `to` (pixel rows; row `r` spans `r..r + 1`) in
     /// `color`, over what is there. Anything outside the image is ignored.
     pub fn span(&mut self, x: i32, from: f64, to: f64, color: RGBColor) {
+        self.span_with_opacity(x, from, to, color, 1.0);
+    }
+
+    /// [`Self::span`] with `color` at `opacity` (0 to 1): a band behind the lines.
+    pub fn span_with_opacity(&mut self, x: i32, from: f64, to: f64, color: RGBColor, opacity: f64) {
         if x < 0 || x >= self.width || !from.is_finite() || !to.is_finite() || from > to {
             return;
         }
+        let opacity = opacity.clamp(0.0, 1.0);
         let (top, bottom) = (from.max(0.0), to.min(f64::from(self.height)));
-        if top >= bottom {
+        if top >= bottom || opacity == 0.0 {
             return;
         }
-        let opaque =
-            0xff00_0000 | u32::from(color.0) << 16 | u32::from(color.1) << 8 | u32::from(color.2);
         // Rows `full_from..full_to` lie wholly inside the span (both ends are within the
         // image, so not negative: truncation is the floor).
         let (first_row, full_to) = (top as i32, bottom as i32);
@@ -50,23 +54,33 @@ impl<'a> ColumnRaster<'a> {
         };
         if full_from > full_to {
             // Within a single row.
-            self.blend(x, first_row, bottom - top, color);
+            self.blend(x, first_row, (bottom - top) * opacity, color);
             return;
         }
         if full_from > first_row {
-            self.blend(x, first_row, f64::from(full_from) - top, color);
+            self.blend(x, first_row, (f64::from(full_from) - top) * opacity, color);
         }
-        // Steep lines cover long runs of whole pixels: those need no blending.
-        let column = x as usize * 4;
-        let pixel = opaque.to_ne_bytes();
-        for row in full_from..full_to {
-            let at = row as usize * self.stride + column;
-            if let Some(bytes) = self.data.get_mut(at..at + 4) {
-                bytes.copy_from_slice(&pixel);
+        if opacity < 1.0 {
+            for row in full_from..full_to {
+                self.blend(x, row, opacity, color);
+            }
+        } else {
+            // Steep lines cover long runs of whole pixels: those need no blending.
+            let opaque = 0xff00_0000
+                | u32::from(color.0) << 16
+                | u32::from(color.1) << 8
+                | u32::from(color.2);
+            let column = x as usize * 4;
+            let pixel = opaque.to_ne_bytes();
+            for row in full_from..full_to {
+                let at = row as usize * self.stride + column;
+                if let Some(bytes) = self.data.get_mut(at..at + 4) {
+                    bytes.copy_from_slice(&pixel);
+                }
             }
         }
         if bottom > f64::from(full_to) {
-            self.blend(x, full_to, bottom - f64::from(full_to), color);
+            self.blend(x, full_to, (bottom - f64::from(full_to)) * opacity, color);
         }
     }
 
@@ -120,6 +134,24 @@ mod tests {
         let mut data = 0xffff_ffffu32.to_ne_bytes().to_vec();
         ColumnRaster::new(&mut data, 4, 1, 1).span(0, 0.0, 0.5, RGBColor(0, 0, 0));
         assert_eq!(pixel(&data, 4, 0, 0), 0xff7f_7f7f);
+    }
+
+    #[test]
+    fn a_translucent_span_lets_what_is_under_it_show() {
+        let mut data = [0xffff_ffffu32; 3]
+            .iter()
+            .flat_map(|p| p.to_ne_bytes())
+            .collect::<Vec<u8>>();
+        ColumnRaster::new(&mut data, 4, 1, 3).span_with_opacity(
+            0,
+            0.5,
+            3.0,
+            RGBColor(0, 0, 0),
+            0.5,
+        );
+        let column: Vec<u32> = (0..3).map(|y| pixel(&data, 4, 0, y)).collect();
+        // A quarter of black over row 0 (half covered at half opacity), half over the rest.
+        assert_eq!(column, [0xffbf_bfbf, 0xff7f_7f7f, 0xff7f_7f7f]);
     }
 
     #[test]

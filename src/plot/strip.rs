@@ -11,7 +11,7 @@
 //! tracing it saved. The few columns where the background is not plain (the vertical grid
 //! lines, the axis) are traced straight over it on every frame.
 
-use super::history::{FrequencyHistory, TYPES_IN_ORDER};
+use super::history::{BandSeries, FrequencyHistory, TYPES_IN_ORDER};
 use super::palette::Palette;
 use super::raster::ColumnRaster;
 use super::trace::{first_sample_for, trace_cpu, RasterMap};
@@ -30,13 +30,31 @@ pub(super) struct FrameLayout {
     pub(super) scale: i32,
 }
 
+/// What the plot draws for the CPUs of a core type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Shown {
+    /// A band from the lowest to the highest CPU at each moment, with the median CPU as a
+    /// line: as legible at 256 CPUs as at 2.
+    #[default]
+    Bands,
+    /// Each CPU's own line.
+    EachCpu,
+}
+
 /// How the lines look.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct LineStyle {
     pub(super) palette: Palette,
     /// Image rows, where a line runs flat.
     pub(super) width: f64,
+    pub(super) shown: Shown,
 }
+
+/// How opaque a core type's band is: the grid shows through, and where two types' bands
+/// overlap both stay visible.
+const BAND_OPACITY: f64 = 0.28;
+/// How much thicker a median line is than a CPU's own line.
+const MEDIAN_WIDTH: f64 = 1.6;
 
 /// The lines of the last `map.columns + 1` columns: the plotting area and the column at its
 /// right edge, where the latest sample lies.
@@ -253,8 +271,9 @@ fn pixel(image: &[u8], stride: usize, x: i32, y: i32) -> [u8; 4] {
         .unwrap_or([0; 4])
 }
 
-/// Traces every CPU's line in the columns `from..=to` into `raster`, each history column at
-/// the image column `x_of(column)` and `scale` columns wide.
+/// Traces the lines (each CPU's, or each core type's band and median: see [`Shown`]) in the
+/// columns `from..=to` into `raster`, each history column at the image column `x_of(column)`
+/// and `scale` columns wide.
 fn trace_lines(
     raster: &mut ColumnRaster<'_>,
     history: &FrequencyHistory,
@@ -266,23 +285,86 @@ fn trace_lines(
 ) {
     let first = first_sample_for(history, map, from);
     let half_width = style.width / 2.0;
-    // The fastest cores last, on top: they are the ones whose ramp matters most.
-    for core_type in TYPES_IN_ORDER.into_iter().rev() {
-        let color = style.palette.core(core_type);
-        for (index, cpu) in history.cpus().iter().enumerate() {
-            if cpu.core_type != core_type {
-                continue;
+    let paint = |raster: &mut ColumnRaster<'_>, series: usize, half: f64, color| {
+        trace_cpu(history, series, first, to, map, |column, low, high| {
+            if (from..=to).contains(&column) {
+                let x = x_of(column);
+                for x in x..x + scale {
+                    raster.span(x, low - half, high + half, color);
+                }
             }
-            trace_cpu(history, index, first, to, map, |column, low, high| {
-                if (from..=to).contains(&column) {
-                    let x = x_of(column);
-                    for x in x..x + scale {
-                        raster.span(x, low - half_width, high + half_width, color);
+        });
+    };
+    // The fastest cores last, on top: they are the ones whose ramp matters most.
+    match style.shown {
+        Shown::EachCpu => {
+            for core_type in TYPES_IN_ORDER.into_iter().rev() {
+                let color = style.palette.core(core_type);
+                for (index, cpu) in history.cpus().iter().enumerate() {
+                    if cpu.core_type == core_type {
+                        paint(raster, index, half_width, color);
                     }
                 }
-            });
+            }
+        }
+        Shown::Bands => {
+            let types: Vec<_> = history.core_types().collect();
+            // Every band under every median line.
+            for &core_type in types.iter().rev() {
+                if let Some(band) = history.band(core_type) {
+                    let color = style.palette.core(core_type);
+                    let extent = band_extent(history, band, first, (from, to), map);
+                    for (column, top, bottom) in extent {
+                        let x = x_of(column);
+                        for x in x..x + scale {
+                            raster.span_with_opacity(
+                                x,
+                                top - half_width,
+                                bottom + half_width,
+                                color,
+                                BAND_OPACITY,
+                            );
+                        }
+                    }
+                }
+            }
+            for &core_type in types.iter().rev() {
+                if let Some(band) = history.band(core_type) {
+                    let color = style.palette.core(core_type);
+                    paint(raster, band.median, half_width * MEDIAN_WIDTH, color);
+                }
+            }
         }
     }
+}
+
+/// The rows a band covers in each of the columns `from..=to`: from the top of its highest
+/// CPU's line down to the bottom of its lowest's (where both have samples).
+fn band_extent(
+    history: &FrequencyHistory,
+    band: BandSeries,
+    first: usize,
+    (from, to): (i64, i64),
+    map: &RasterMap,
+) -> Vec<(i64, f64, f64)> {
+    let mut tops: Vec<(i64, f64)> = Vec::with_capacity((to - from + 1).clamp(0, 4096) as usize);
+    trace_cpu(history, band.high, first, to, map, |column, low, _| {
+        if (from..=to).contains(&column) {
+            tops.push((column, low));
+        }
+    });
+    let mut extent = Vec::with_capacity(tops.len());
+    let mut tops = tops.into_iter().peekable();
+    trace_cpu(history, band.low, first, to, map, |column, _, high| {
+        while tops
+            .next_if(|&(top_column, _)| top_column < column)
+            .is_some()
+        {}
+        if let Some((_, top)) = tops.next_if(|&(top_column, _)| top_column == column) {
+            extent.push((column, top.min(high), high.max(top)));
+        }
+    });
+    extent
 }
 
 #[cfg(test)]
@@ -329,7 +411,10 @@ mod tests {
 
     #[test]
     fn columns_kept_over_the_plain_background_equal_lines_traced_straight_over_it() {
-        for scale in [1, 2] {
+        for (scale, shown) in [1, 2]
+            .into_iter()
+            .flat_map(|s| [(s, Shown::EachCpu), (s, Shown::Bands)])
+        {
             let frame = FrameLayout {
                 width: WIDTH * scale,
                 height: HEIGHT * scale,
@@ -344,6 +429,7 @@ mod tests {
                 top_ghz: 5.0,
             };
             let style = LineStyle {
+                shown,
                 palette: Palette::LIGHT,
                 width: 1.25 * f64::from(scale),
             };
@@ -361,8 +447,11 @@ mod tests {
                 strip.draw(&mut pixels, &under, &history);
                 if n % 25 == 0 || n == 399 {
                     let straight = traced_straight(&strip, &under, &history);
-                    assert!(pixels == straight, "scale {scale}, sample {n}");
-                    assert!(pixels != under, "scale {scale}, sample {n}: no lines drawn");
+                    assert!(pixels == straight, "{shown:?} at scale {scale}, sample {n}");
+                    assert!(
+                        pixels != under,
+                        "{shown:?} at scale {scale}, sample {n}: nothing drawn"
+                    );
                 }
             }
         }
@@ -384,6 +473,7 @@ mod tests {
             top_ghz: 5.0,
         };
         let style = LineStyle {
+            shown: Shown::EachCpu,
             palette: Palette::DARK,
             width: 1.25,
         };

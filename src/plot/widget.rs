@@ -13,6 +13,7 @@ use super::frequency::{FrequencyLayers, FrequencyMarks};
 use super::history::{FrequencyHistory, TracedCpu, TypeSummary};
 use super::palette::Palette;
 use super::ramp::{draw_ramp, RampSeries};
+use super::strip::Shown;
 
 /// The palette for the style in use now.
 fn current_palette() -> Palette {
@@ -70,7 +71,10 @@ pub struct FrequencyPlot {
 impl FrequencyPlot {
     /// A plot of `cpus` that keeps `capacity` samples (600 at 10 Hz fill its minute).
     pub fn new(cpus: Vec<TracedCpu>, capacity: usize) -> Self {
-        let area = plot_area(&gettext("Frequency of each CPU over the last minute"), 220);
+        let area = plot_area(
+            &gettext("CPU frequency by core type over the last minute"),
+            220,
+        );
         let state = Rc::new(FrequencyState {
             history: RefCell::new(FrequencyHistory::new(cpus, capacity)),
             marks: RefCell::new(Vec::new()),
@@ -102,6 +106,12 @@ impl FrequencyPlot {
     /// given to [`Self::new`] or [`Self::reset`], and redraws.
     pub fn push(&self, at: Duration, khz: &[Option<u32>]) {
         self.state.history.borrow_mut().push(at, khz);
+        self.area.queue_draw();
+    }
+
+    /// Whether the plot draws each core type's band and median or each CPU's line.
+    pub fn set_shown(&self, shown: Shown) {
+        self.state.layers.borrow_mut().set_shown(shown);
         self.area.queue_draw();
     }
 
