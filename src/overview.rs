@@ -257,6 +257,10 @@ impl SimpleComponent for OverviewPage {
                     plot_widget -> gtk::DrawingArea {},
                 },
                 #[local_ref]
+                plot_readout -> gtk::Label {
+                    set_margin_top: 6,
+                },
+                #[local_ref]
                 summary -> gtk::Label {
                     set_xalign: 0.0,
                     set_wrap: true,
@@ -350,6 +354,7 @@ impl SimpleComponent for OverviewPage {
         let driver_row = &model.driver_row;
         let eas_row = &model.eas_row;
         let plot_widget = init.plot.widget();
+        let plot_readout = init.plot.readout();
         let boost_row = &adw::ActionRow::new();
         let widgets = view_output!();
 

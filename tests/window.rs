@@ -61,6 +61,53 @@ fn the_window_shows_each_page_of_the_simulated_laptop() {
     );
 }
 
+/// The plot reads at a glance: a band and a median per core type on 16, 64 and 256 CPUs
+/// (the README's screenshots), a readout under the pointer and from the keyboard, and each
+/// CPU's own line on demand.
+#[test]
+fn the_plot_reads_at_a_glance_from_16_to_256_cpus() {
+    for model in ["workstation-64", "server-256"] {
+        let tree = tempfile::tempdir().unwrap();
+        let root = tree.path().to_str().unwrap();
+        let gui = Gui::start(&["--simulate", model, "--sysfs-root", root], None);
+        gui.wait_for_log("first frame drawn", Duration::from_secs(30));
+        sleep(Duration::from_secs(5));
+        gui.screenshot(&format!("overview-{model}"));
+        assert!(gui.alive(), "{model}: {}", gui.log());
+    }
+    let (_tree, gui) = simulated_laptop();
+    sleep(Duration::from_secs(4));
+    // The pointer over the plot, about three seconds before now.
+    let status = gui
+        .on_window(&["mousemove", "--window", "%1", "800", "270"])
+        .status()
+        .unwrap();
+    assert!(status.success(), "xdotool mousemove");
+    gui.wait_for_log("readout shows", Duration::from_secs(5));
+    let log = gui.log();
+    let readout = log
+        .lines()
+        .rev()
+        .find(|line| line.contains("readout shows"))
+        .unwrap();
+    assert!(
+        readout.contains(" s ago · P-cores: median ")
+            && readout.contains(" · E-cores: median ")
+            && readout.contains(" · busiest: CPU "),
+        "{readout}"
+    );
+    gui.screenshot("overview-readout");
+    // A click puts the keyboard on the plot; End goes to the latest sample.
+    gui.on_window(&["click", "1"]).status().unwrap();
+    gui.key("End");
+    gui.wait_for_log("readout shows Now · P-cores", Duration::from_secs(5));
+    // Each CPU's own line, by its mnemonic.
+    gui.key("alt+e");
+    sleep(Duration::from_secs(1));
+    gui.screenshot("overview-each-cpu");
+    assert!(gui.alive());
+}
+
 /// The CPUs page changes what it says it changes: "Every core"'s governor chosen with the
 /// mouse and the keyboard reaches every policy (through the window's own helper on the
 /// simulated laptop), and choosing it back restores them.

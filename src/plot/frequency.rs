@@ -30,8 +30,8 @@ pub struct FrequencyMarks {
     pub max_khz: Option<u32>,
 }
 
-/// What the legend calls the cores of a type.
-fn core_type_label(core_type: Option<CoreType>) -> String {
+/// What the legend (and the readout) calls the cores of a type.
+pub(super) fn core_type_label(core_type: Option<CoreType>) -> String {
     match core_type {
         Some(CoreType::Performance) => gettext("P-cores"),
         Some(CoreType::Efficiency) => gettext("E-cores"),
@@ -73,11 +73,15 @@ struct LayerKey {
 pub struct FrequencyLayers {
     kept: Option<Layers>,
     shown: Shown,
+    /// Where the readout points, in seconds before the latest sample.
+    cursor: Option<f64>,
 }
 
 #[derive(Debug)]
 struct Layers {
     key: LayerKey,
+    /// Where the plotting area lies.
+    area: Area,
     /// The axes and grid as ARGB32 pixels, laid out as `over`'s.
     under: Vec<u8>,
     /// The limits and legend: only the runs of rows that hold anything, most of the plot
@@ -95,6 +99,20 @@ impl FrequencyLayers {
     /// next frame on).
     pub fn set_shown(&mut self, shown: Shown) {
         self.shown = shown;
+    }
+
+    /// Marks the moment `seconds_ago` with a vertical line (the readout's), or nothing.
+    pub fn set_cursor(&mut self, seconds_ago: Option<f64>) {
+        self.cursor = seconds_ago;
+    }
+
+    /// The moment under the horizontal position `x` (logical pixels) of the last frame, in
+    /// seconds before its latest sample; `None` outside the plotting area.
+    pub fn seconds_ago_at(&self, x: f64) -> Option<f64> {
+        let area = &self.kept.as_ref()?.area;
+        let width = area.right - area.left;
+        (width > 0.0 && (area.left..=area.right).contains(&x))
+            .then(|| (area.right - x) / width * WINDOW.as_secs_f64())
     }
 
     /// Draws the plot into `cr`, which covers `width` × `height` pixels from its origin.
@@ -125,8 +143,12 @@ impl FrequencyLayers {
                 _ => Layers::draw(key, history)?,
             };
             let painted = layers.frame(history).and_then(|frame| paint(cr, frame));
+            let cursor = match self.cursor {
+                Some(seconds_ago) => draw_cursor(cr, &layers.area, seconds_ago, palette),
+                None => Ok(()),
+            };
             self.kept = Some(layers);
-            painted
+            painted.and(cursor)
         })
     }
 }
@@ -161,6 +183,7 @@ impl Layers {
         };
         let lines = LineStrip::new(map, style, layout, &under);
         Ok(Layers {
+            area,
             key,
             under,
             over: RowRun::all_in(over)?,
@@ -291,6 +314,30 @@ fn layer<T>(
     };
     image.flush();
     Ok((image, drawn))
+}
+
+/// The readout's moment: a vertical line across the plotting area.
+fn draw_cursor(
+    cr: &Context,
+    area: &Area,
+    seconds_ago: f64,
+    palette: &Palette,
+) -> Result<(), PlotError> {
+    let window = WINDOW.as_secs_f64();
+    let x = area.right - seconds_ago.clamp(0.0, window) / window * (area.right - area.left);
+    cr.save()?;
+    let color = palette.foreground;
+    cr.set_source_rgb(
+        f64::from(color.0) / 255.0,
+        f64::from(color.1) / 255.0,
+        f64::from(color.2) / 255.0,
+    );
+    cr.set_line_width(1.0);
+    cr.move_to(x.round() + 0.5, area.top);
+    cr.line_to(x.round() + 0.5, area.bottom);
+    cr.stroke()?;
+    cr.restore()?;
+    Ok(())
 }
 
 fn paint(cr: &Context, layer: &ImageSurface) -> Result<(), PlotError> {

@@ -222,6 +222,16 @@ impl FrequencyHistory {
         }
     }
 
+    /// The value of `row` (a CPU's index, or a band's series) in the sample `n`th from the
+    /// oldest.
+    pub fn value(&self, row: usize, n: usize) -> Option<u32> {
+        if n >= self.len {
+            return None;
+        }
+        let slot = (self.start + n) % self.capacity;
+        self.khz.get(row * self.capacity + slot).copied().flatten()
+    }
+
     /// When the sample `n`th from the oldest was taken.
     pub fn time(&self, n: usize) -> Option<Duration> {
         (n < self.len).then(|| self.times[(self.start + n) % self.capacity])

@@ -11,6 +11,7 @@ mod history;
 mod palette;
 mod ramp;
 mod raster;
+mod readout;
 mod strip;
 mod trace;
 mod widget;
@@ -20,6 +21,7 @@ pub use self::{
     history::{FrequencyHistory, TracedCpu, TypeSummary},
     palette::Palette,
     ramp::{draw_ramp, ramp_png, RampSeries},
+    readout::Readout,
     strip::Shown,
     widget::{FrequencyPlot, RampPlot},
 };

@@ -1,7 +1,7 @@
 //! The plots as GTK widgets: a drawing area each, redrawn when its data or the style (light or
 //! dark) changes. Handles are cheap clones sharing one widget, so pages can keep them.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use std::time::Duration;
 
@@ -13,7 +13,9 @@ use super::frequency::{FrequencyLayers, FrequencyMarks};
 use super::history::{FrequencyHistory, TracedCpu, TypeSummary};
 use super::palette::Palette;
 use super::ramp::{draw_ramp, RampSeries};
+use super::readout::Readout;
 use super::strip::Shown;
+use super::trace::WINDOW;
 
 /// The palette for the style in use now.
 fn current_palette() -> Palette {
@@ -59,14 +61,41 @@ struct FrequencyState {
     history: RefCell<FrequencyHistory>,
     marks: RefCell<Vec<FrequencyMarks>>,
     layers: RefCell<FrequencyLayers>,
+    /// The moment the readout is about, in seconds before the latest sample, while the
+    /// pointer is over the plot or the keyboard is on it.
+    cursor: Cell<Option<f64>>,
+    /// Whether the keyboard is on the plot (the readout then stays when the pointer leaves).
+    focused: Cell<bool>,
 }
 
-/// The live frequency plot of every CPU.
+/// The live frequency plot of every CPU, with its readout.
 #[derive(Debug, Clone)]
 pub struct FrequencyPlot {
     area: gtk::DrawingArea,
+    readout: gtk::Label,
     state: Rc<FrequencyState>,
 }
+
+/// A [`FrequencyPlot`] held weakly.
+struct WeakPlot {
+    area: glib::WeakRef<gtk::DrawingArea>,
+    readout: glib::WeakRef<gtk::Label>,
+    state: std::rc::Weak<FrequencyState>,
+}
+
+impl WeakPlot {
+    fn upgrade(&self) -> Option<FrequencyPlot> {
+        Some(FrequencyPlot {
+            area: self.area.upgrade()?,
+            readout: self.readout.upgrade()?,
+            state: self.state.upgrade()?,
+        })
+    }
+}
+
+/// How far an arrow key moves the readout, and Page Up/Down, in seconds.
+const KEY_STEP: f64 = 1.0;
+const PAGE_STEP: f64 = 10.0;
 
 impl FrequencyPlot {
     /// A plot of `cpus` that keeps `capacity` samples (600 at 10 Hz fill its minute).
@@ -79,7 +108,15 @@ impl FrequencyPlot {
             history: RefCell::new(FrequencyHistory::new(cpus, capacity)),
             marks: RefCell::new(Vec::new()),
             layers: RefCell::default(),
+            cursor: Cell::new(None),
+            focused: Cell::new(false),
         });
+        let readout = gtk::Label::builder()
+            .xalign(0.0)
+            .wrap(true)
+            .visible(false)
+            .css_classes(["caption", "numeric"])
+            .build();
         // The state does not refer to the area, so this makes no reference cycle.
         let drawn = Rc::clone(&state);
         area.set_draw_func(move |_, cr, width, height| {
@@ -95,7 +132,124 @@ impl FrequencyPlot {
                 glib::g_warning!("pacer", "cannot draw the frequency plot: {}", error);
             }
         });
-        FrequencyPlot { area, state }
+        let plot = FrequencyPlot {
+            area,
+            readout,
+            state,
+        };
+        plot.follow_pointer_and_keys();
+        plot
+    }
+
+    /// The line under the plot that says what it shows at the readout's moment.
+    pub fn readout(&self) -> &gtk::Label {
+        &self.readout
+    }
+
+    /// The pointer over the plot, or the keyboard on it (the plot takes the focus: arrow
+    /// keys step a second, Page Up/Down ten, Home/End to the oldest and latest sample),
+    /// moves the readout's moment.
+    fn follow_pointer_and_keys(&self) {
+        self.area.set_focusable(true);
+        let motion = gtk::EventControllerMotion::new();
+        let weak = self.downgrade();
+        motion.connect_motion(move |_, x, _| {
+            let Some(plot) = weak.upgrade() else { return };
+            let at = plot.state.layers.borrow().seconds_ago_at(x);
+            if at.is_some() || !plot.state.focused.get() {
+                plot.point_at(at);
+            }
+        });
+        let weak = self.downgrade();
+        motion.connect_leave(move |_| {
+            let Some(plot) = weak.upgrade() else { return };
+            if !plot.state.focused.get() {
+                plot.point_at(None);
+            }
+        });
+        self.area.add_controller(motion);
+        let focus = gtk::EventControllerFocus::new();
+        let weak = self.downgrade();
+        focus.connect_enter(move |_| {
+            let Some(plot) = weak.upgrade() else { return };
+            plot.state.focused.set(true);
+            plot.point_at(Some(plot.state.cursor.get().unwrap_or(0.0)));
+        });
+        let weak = self.downgrade();
+        focus.connect_leave(move |_| {
+            let Some(plot) = weak.upgrade() else { return };
+            plot.state.focused.set(false);
+            plot.point_at(None);
+        });
+        self.area.add_controller(focus);
+        let keys = gtk::EventControllerKey::new();
+        let weak = self.downgrade();
+        keys.connect_key_pressed(move |_, key, _, _| {
+            let Some(plot) = weak.upgrade() else {
+                return glib::Propagation::Proceed;
+            };
+            let now = plot.state.cursor.get().unwrap_or(0.0);
+            let moved = match key {
+                gtk::gdk::Key::Left | gtk::gdk::Key::KP_Left => now + KEY_STEP,
+                gtk::gdk::Key::Right | gtk::gdk::Key::KP_Right => now - KEY_STEP,
+                gtk::gdk::Key::Page_Up => now + PAGE_STEP,
+                gtk::gdk::Key::Page_Down => now - PAGE_STEP,
+                gtk::gdk::Key::Home => f64::INFINITY,
+                gtk::gdk::Key::End => 0.0,
+                _ => return glib::Propagation::Proceed,
+            };
+            plot.point_at(Some(moved.clamp(0.0, WINDOW.as_secs_f64())));
+            glib::Propagation::Stop
+        });
+        self.area.add_controller(keys);
+        // A click puts the keyboard on the plot, as on any other control.
+        let click = gtk::GestureClick::new();
+        let area = self.area.downgrade();
+        click.connect_pressed(move |_, _, _, _| {
+            if let Some(area) = area.upgrade() {
+                area.grab_focus();
+            }
+        });
+        self.area.add_controller(click);
+    }
+
+    /// A handle that does not keep the plot alive: for its own widgets' handlers, which
+    /// would otherwise make a cycle through the widget that owns them.
+    fn downgrade(&self) -> WeakPlot {
+        WeakPlot {
+            area: self.area.downgrade(),
+            readout: self.readout.downgrade(),
+            state: Rc::downgrade(&self.state),
+        }
+    }
+
+    /// Moves the readout to `seconds_ago`, or hides it.
+    fn point_at(&self, seconds_ago: Option<f64>) {
+        self.state.cursor.set(seconds_ago);
+        self.state.layers.borrow_mut().set_cursor(seconds_ago);
+        self.update_readout();
+        if self.readout.is_visible() {
+            glib::g_debug!("pacer", "readout shows {}", self.readout.text());
+        }
+        self.area.queue_draw();
+    }
+
+    fn update_readout(&self) {
+        let text = self.state.cursor.get().map(|seconds_ago| {
+            match Readout::at(&self.state.history.borrow(), seconds_ago) {
+                Some(readout) => readout.text(),
+                None => gettext("No sample at that moment"),
+            }
+        });
+        match text {
+            Some(text) => {
+                if self.readout.text() != text {
+                    self.readout.set_text(&text);
+                }
+                self.readout.set_visible(true);
+            }
+            None => self.readout.set_visible(false),
+        }
     }
 
     pub fn widget(&self) -> &gtk::DrawingArea {
@@ -106,6 +260,9 @@ impl FrequencyPlot {
     /// given to [`Self::new`] or [`Self::reset`], and redraws.
     pub fn push(&self, at: Duration, khz: &[Option<u32>]) {
         self.state.history.borrow_mut().push(at, khz);
+        if self.state.cursor.get().is_some() {
+            self.update_readout();
+        }
         self.area.queue_draw();
     }
 
