@@ -35,13 +35,18 @@ fn the_window_shows_each_page_of_the_simulated_laptop() {
     gui.key("ctrl+m");
     gui.wait_for_log("measured: Ramp-up #1", Duration::from_secs(20));
     gui.screenshot("measure");
-    // Compare from the keyboard: Alt+C opens the settings, setting A's governor becomes
-    // performance, setting B stays as it is; then Run. The settings come back afterwards.
+    // Compare four settings from the keyboard: Alt+C opens them; A's governor becomes
+    // performance, B stays as it is, C (ticked) takes the last EPP offered (power), D
+    // (ticked) the performance governor; then Run. The settings come back afterwards.
     gui.key("alt+c");
     gui.key("Return");
     gui.key("Down Return");
-    gui.key("Tab Tab Tab Tab Return");
-    gui.wait_for_log("measured: Comparison #2", Duration::from_secs(30));
+    gui.key("Tab Tab Tab Tab space Tab Tab Return");
+    gui.key("End Return");
+    gui.key("Tab space Tab Return");
+    gui.key("Down Return");
+    gui.key("Tab Tab Return");
+    gui.wait_for_log("measured: Comparison #2", Duration::from_secs(60));
     let governor = tree
         .path()
         .join("sys/devices/system/cpu/cpufreq/policy0/scaling_governor");
@@ -49,6 +54,23 @@ fn the_window_shows_each_page_of_the_simulated_laptop() {
     // The banner catches up with the restored settings at its next reading.
     sleep(Duration::from_secs(3));
     gui.screenshot("compare");
+    // Four settings × two core types, every column in view at 900 px (the table's own
+    // measure against the room it has).
+    let log = gui.log();
+    let fit = log
+        .lines()
+        .rev()
+        .find_map(|line| line.split("result table: ").nth(1))
+        .expect("the table says how wide it is");
+    let numbers: Vec<i32> = fit
+        .split(|c: char| !c.is_ascii_digit())
+        .filter_map(|n| n.parse().ok())
+        .collect();
+    assert!(numbers.len() == 2 && numbers[0] <= numbers[1], "{fit}");
+    assert!(
+        log.contains("A: governor performance"),
+        "the legend names A"
+    );
     // 360 px wide: the page switcher moves to the bottom, and nothing breaks.
     gui.key("alt+1");
     let width = gui.resize(360, 700);

@@ -5,16 +5,17 @@
 //! by side, and puts the settings back. Results stay in a history for the session,
 //! exportable as JSON, CSV, PNG.
 
+mod choose;
 mod export;
 mod run;
 mod state;
+mod table;
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use pacer_core::i18n::{fill, gettext};
-use pacer_core::machine::Snapshot;
 use pacer_core::status::Status;
 use pacer_core::values::{Epp, Governor};
 use pacer_dbus::Helper1Proxy;
@@ -28,6 +29,7 @@ use crate::icons;
 use crate::plot::RampPlot;
 use crate::said::Said;
 
+use choose::CompareRow;
 use export::{export, Export};
 pub use state::MeasureEvent;
 use state::{MeasureState, Outcome, Phase};
@@ -46,7 +48,7 @@ pub struct MeasurePage {
     ramp_plot: RampPlot,
     table: gtk::Grid,
     history: gtk::DropDown,
-    compare_rows: Vec<(gtk::DropDown, gtk::DropDown)>,
+    compare_rows: Vec<CompareRow>,
     /// What the comparison's choices offer: the governors and the EPP values.
     compare_options: (Vec<Governor>, Vec<Epp>),
 }
@@ -150,7 +152,7 @@ impl SimpleComponent for MeasurePage {
                 #[watch]
                 set_title: &model.state.shown_entry().map(|e| e.title.clone()).unwrap_or_else(|| gettext("No results yet")),
                 #[watch]
-                set_description: model.state.shown_entry().map(|e| e.outcome.table().settings_line).as_deref(),
+                set_description: model.state.shown_entry().map(|e| description(&e.outcome)).as_deref(),
                 #[watch]
                 set_visible: true,
 
@@ -283,12 +285,18 @@ impl MeasurePage {
                     Ok(outcome) => {
                         self.state.finished(Some(outcome));
                         if let Some(entry) = self.state.shown_entry() {
-                            relm4::gtk::glib::g_info!("pacer", "measured: {}", entry.title);
+                            relm4::gtk::glib::g_info!(
+                                "pacer",
+                                "measured: {} {:?}",
+                                entry.title,
+                                entry.outcome.legend()
+                            );
                         }
                         self.show_history();
                     }
                     Err(error) => {
                         self.state.finished(None);
+                        relm4::gtk::glib::g_info!("pacer", "measurement ended: {:?}", error);
                         let _ = sender.output(MeasureEvent::Say(error));
                     }
                 }
@@ -320,75 +328,6 @@ impl MeasurePage {
         }
     }
 
-    fn update_compare_options(&mut self, snapshot: &Snapshot) {
-        let policy = snapshot.policies.iter().find(|p| p.is_active());
-        let governors: Vec<Governor> = policy
-            .and_then(|p| p.available_governors.clone())
-            .unwrap_or_default();
-        let epps: Vec<Epp> = policy
-            .and_then(|p| p.available_epp.clone())
-            .unwrap_or_default();
-        if (&governors, &epps) == (&self.compare_options.0, &self.compare_options.1) {
-            return;
-        }
-        let as_now = gettext("as now");
-        let names = |options: Vec<String>| -> Vec<String> {
-            std::iter::once(as_now.clone()).chain(options).collect()
-        };
-        let governor_names = names(governors.iter().map(ToString::to_string).collect());
-        let epp_names = names(epps.iter().map(ToString::to_string).collect());
-        for (governor, epp) in &self.compare_rows {
-            for (choice, names) in [(governor, &governor_names), (epp, &epp_names)] {
-                let names: Vec<&str> = names.iter().map(String::as_str).collect();
-                choice.set_model(Some(&gtk::StringList::new(&names)));
-                // "as now" alone: nothing to choose.
-                choice.set_sensitive(names.len() > 1);
-            }
-        }
-        self.compare_options = (governors, epps);
-    }
-
-    /// The popover choosing two settings to compare.
-    fn compare_popover(&mut self, sender: &ComponentSender<Self>) -> gtk::Popover {
-        let grid = gtk::Grid::builder()
-            .row_spacing(6)
-            .column_spacing(12)
-            .margin_top(6)
-            .margin_bottom(6)
-            .margin_start(6)
-            .margin_end(6)
-            .build();
-        grid.attach(&heading(&gettext("Governor")), 1, 0, 1, 1);
-        grid.attach(&heading(&gettext("EPP")), 2, 0, 1, 1);
-        for (row, name) in [gettext("Setting A"), gettext("Setting B")]
-            .iter()
-            .enumerate()
-        {
-            let row = row as i32 + 1;
-            grid.attach(&gtk::Label::new(Some(name)), 0, row, 1, 1);
-            let governor: gtk::DropDown = labelled(&fill(
-                gettext("Governor for {setting}"),
-                &[("setting", name)],
-            ));
-            let epp: gtk::DropDown =
-                labelled(&fill(gettext("EPP for {setting}"), &[("setting", name)]));
-            grid.attach(&governor, 1, row, 1, 1);
-            grid.attach(&epp, 2, row, 1, 1);
-            self.compare_rows.push((governor, epp));
-        }
-        let run = gtk::Button::with_label(&gettext("Run Comparison"));
-        run.add_css_class("suggested-action");
-        grid.attach(&run, 0, 3, 3, 1);
-        let popover = gtk::Popover::builder().child(&grid).build();
-        let input = sender.input_sender().clone();
-        let closing = popover.clone();
-        run.connect_clicked(move |_| {
-            closing.popdown();
-            input.emit(MeasureMsg::Compare);
-        });
-        popover
-    }
-
     fn show_history(&self) {
         let titles: Vec<&str> = self
             .state
@@ -404,42 +343,13 @@ impl MeasurePage {
     }
 
     fn show_entry(&self) {
-        while let Some(child) = self.table.first_child() {
-            self.table.remove(&child);
-        }
         let Some(entry) = self.state.shown_entry() else {
+            while let Some(child) = self.table.first_child() {
+                self.table.remove(&child);
+            }
             return;
         };
-        let table = entry.outcome.table();
-        for (column, label) in table.columns.iter().enumerate() {
-            let header = heading(label);
-            header.set_xalign(1.0);
-            self.table.attach(&header, column as i32 + 1, 0, 1, 1);
-        }
-        for (index, row) in table.rows.iter().enumerate() {
-            let line = index as i32 + 1;
-            let label = gtk::Label::builder()
-                .label(row.label.trim())
-                .xalign(0.0)
-                .build();
-            if row.section {
-                label.add_css_class("heading");
-                label.set_margin_top(6);
-            }
-            if row.indented {
-                label.set_margin_start(12);
-            }
-            self.table.attach(&label, 0, line, 1, 1);
-            for (column, cell) in row.cells.iter().enumerate() {
-                let value = gtk::Label::builder()
-                    .label(cell.as_str())
-                    .xalign(1.0)
-                    .selectable(true)
-                    .build();
-                value.add_css_class("numeric");
-                self.table.attach(&value, column as i32 + 1, line, 1, 1);
-            }
-        }
+        table::fill_grid(&self.table, &entry.outcome);
         self.ramp_plot.set_series(entry.outcome.series());
     }
 
@@ -472,10 +382,12 @@ impl MeasurePage {
     }
 }
 
-fn heading(text: &str) -> gtk::Label {
-    let label = gtk::Label::new(Some(text));
-    label.add_css_class("heading");
-    label
+/// What the result's group says above its table: the legend of a comparison's settings,
+/// then the settings it ran under.
+fn description(outcome: &Outcome) -> String {
+    let mut lines = outcome.legend();
+    lines.push(outcome.table().settings_line);
+    lines.join("\n")
 }
 
 fn export_menu(sender: &ComponentSender<MeasurePage>) -> gtk::Popover {

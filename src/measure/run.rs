@@ -82,7 +82,8 @@ impl MeasurePage {
         let settings: Vec<Setting> = self
             .compare_rows
             .iter()
-            .map(|(governor, epp)| {
+            .filter(|row| row.is_used())
+            .map(|row| {
                 // The first entry is "as now".
                 fn pick<T: Clone>(choice: &gtk::DropDown, options: &[T]) -> Option<T> {
                     (choice.selected() as usize)
@@ -90,8 +91,8 @@ impl MeasurePage {
                         .and_then(|index| options.get(index).cloned())
                 }
                 Setting {
-                    governor: pick(governor, &self.compare_options.0),
-                    epp: pick(epp, &self.compare_options.1),
+                    governor: pick(&row.governor, &self.compare_options.0),
+                    epp: pick(&row.epp, &self.compare_options.1),
                     ..Setting::default()
                 }
             })

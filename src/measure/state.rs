@@ -154,7 +154,7 @@ impl MeasureState {
                 fill(
                     gettext("Setting {column}: CPU {cpu}, trial {trial} of {trials}"),
                     &[
-                        ("column", &(column + 1)),
+                        ("column", &super::table::setting_letter(column)),
                         ("cpu", &cpu),
                         ("trial", &trial),
                         ("trials", &trials),

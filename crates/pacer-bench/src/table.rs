@@ -18,7 +18,7 @@ use crate::trace::WINDOWS_MS;
 const MISSING: &str = "—";
 
 /// One row: a section heading (no cells), or a figure with one cell per column.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct TableRow {
     /// Translated, without layout.
     pub label: String,
@@ -28,10 +28,22 @@ pub struct TableRow {
     pub section: bool,
     /// A figure under a heading, set in by two spaces in text.
     pub indented: bool,
+    /// The mean behind each cell, where the row is a measured figure (empty otherwise).
+    pub means: Vec<Option<f64>>,
+    /// Which way the figure is better, for the rows a comparison is about (time to 95 %,
+    /// the first window): the window marks the best setting of each core type.
+    pub better: Option<Better>,
+}
+
+/// Which way a figure is better.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Better {
+    Lower,
+    Higher,
 }
 
 /// The table of one or more ramp reports: a column per (setting, CPU).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct RampTable {
     /// `P-core (CPU 7)`, or `epp=power P-core (CPU 7)` in a comparison.
     pub columns: Vec<String>,
@@ -131,30 +143,58 @@ impl RampTable {
             cells: Vec::new(),
             section: true,
             indented: false,
+            means: Vec::new(),
+            better: None,
         };
         let figure = |label: String, indented: bool, cell: &dyn Fn(&RampRun) -> String| TableRow {
             label,
             cells: runs.iter().map(|run| cell(run)).collect(),
             section: false,
             indented,
+            means: Vec::new(),
+            better: None,
         };
+        // A measured figure: its cells and the means behind them.
+        let measured =
+            |label: String,
+             digits: usize,
+             better: Option<Better>,
+             statistic: &dyn Fn(&RampRun) -> Option<&Statistic>| TableRow {
+                cells: runs
+                    .iter()
+                    .map(|run| number(statistic(run), digits))
+                    .collect(),
+                means: runs
+                    .iter()
+                    .map(|run| statistic(run).map(|s| s.mean))
+                    .collect(),
+                better,
+                ..figure(label, true, &|_| String::new())
+            };
         rows.push(heading(gettext(
             "Ramp-up (average throughput in window / steady):",
         )));
         for (index, end) in WINDOWS_MS.iter().enumerate() {
             // A report from an older helper may have fewer windows: a dash, not a panic.
-            rows.push(figure(
+            rows.push(measured(
                 fill(gettext("0-{end} ms (%)"), &[("end", end)]),
-                true,
-                &|run| number(run.windows.get(index).and_then(|w| w.pct.as_ref()), 1),
+                1,
+                (index == 0).then_some(Better::Higher),
+                &|run| run.windows.get(index).and_then(|w| w.pct.as_ref()),
             ));
         }
-        rows.push(figure(gettext("Convergence to 95% (ms)"), false, &|run| {
-            number(run.t95_ms.as_ref(), 0)
-        }));
+        rows.push(TableRow {
+            indented: false,
+            ..measured(
+                gettext("Convergence to 95% (ms)"),
+                0,
+                Some(Better::Lower),
+                &|run| run.t95_ms.as_ref(),
+            )
+        });
         rows.push(heading(gettext("Steady-state:")));
-        rows.push(figure(gettext("Throughput (Mops/s)"), true, &|run| {
-            number(run.steady_mops.as_ref(), 1)
+        rows.push(measured(gettext("Throughput (Mops/s)"), 1, None, &|run| {
+            run.steady_mops.as_ref()
         }));
         // The RAPL domain the figures come from, where one could be read.
         let energy_domain = runs.iter().find_map(|run| run.energy_domain.as_deref());
@@ -162,11 +202,11 @@ impl RampTable {
             Some(domain) => fill(gettext("Energy ({domain}):"), &[("domain", &domain)]),
             None => gettext("Energy:"),
         }));
-        rows.push(figure(gettext("Average power (W)"), true, &|run| {
-            number(run.power_w.as_ref(), 2)
+        rows.push(measured(gettext("Average power (W)"), 2, None, &|run| {
+            run.power_w.as_ref()
         }));
-        rows.push(figure(gettext("Efficiency (J/Gop)"), true, &|run| {
-            number(run.j_per_gop.as_ref(), 3)
+        rows.push(measured(gettext("Efficiency (J/Gop)"), 3, None, &|run| {
+            run.j_per_gop.as_ref()
         }));
         let clock = reports
             .first()

@@ -293,7 +293,7 @@ pub async fn compare(
     mut on_progress: impl FnMut(usize, u32, u32, u32),
     cancel: impl Future<Output = ()>,
 ) -> Result<Comparison, ClientError> {
-    let saved = call(helper.save_settings()).await?;
+    let saved = Cell::new(call(helper.save_settings()).await?);
     let stop = Cell::new(false);
     let measured = measure_each(
         helper,
@@ -302,7 +302,7 @@ pub async fn compare(
         cpus,
         trials,
         &mut on_progress,
-        &stop,
+        (&stop, &saved),
     );
     tokio::pin!(measured);
     let outcome = tokio::select! {
@@ -315,7 +315,7 @@ pub async fn compare(
             Err(ClientError::Cancelled)
         }
     };
-    let restored = call(helper.restore_settings(saved)).await;
+    let restored = call(helper.restore_settings(saved.get())).await;
     let columns = outcome?;
     restored?;
     Ok(Comparison::new(columns, true))
@@ -328,12 +328,18 @@ async fn measure_each(
     cpus: &[u32],
     trials: u32,
     on_progress: &mut impl FnMut(usize, u32, u32, u32),
-    stop: &Cell<bool>,
+    (stop, saved): (&Cell<bool>, &Cell<u32>),
 ) -> Result<Vec<Column>, ClientError> {
     let mut columns = Vec::new();
     for (index, setting) in settings.into_iter().enumerate() {
         if stop.get() {
             break;
+        }
+        // Each setting starts from the settings before the comparison: what one leaves
+        // "as now" is as it was, not as the setting before it made it.
+        if index > 0 {
+            call(helper.restore_settings(saved.get())).await?;
+            saved.set(call(helper.save_settings()).await?);
         }
         apply_setting(helper, root, &setting).await?;
         if stop.get() {

@@ -1,13 +1,13 @@
 //! Reading each CPU's current frequency many times a second, for a live plot.
 //!
 //! A full [`Snapshot`](super::Snapshot) reads every attribute; a plot at 10 Hz needs only
-//! `scaling_cur_freq`, once per policy (the CPUs of a policy share it). Each policy's
-//! directory is opened once and the file opened relative to it at every sample: files of a
-//! simulated machine are replaced rather than rewritten, so a kept file descriptor would go
-//! stale.
+//! `scaling_cur_freq`, once per policy (the CPUs of a policy share it). Each policy's file
+//! is opened once and read again from its start at every sample, as sysfs allows (it
+//! renders the value afresh for a read at offset 0): at 256 CPUs and 10 Hz, opening each
+//! file anew was most of the window's sampling. A simulated machine's files are replaced
+//! rather than rewritten, which leaves the kept descriptor on a file with no name: such a
+//! file (no links left) is opened again, relative to its policy's directory, kept open too.
 
-use std::fs::File;
-use std::io::Read;
 use std::os::fd::OwnedFd;
 
 use rustix::fs::{Mode, OFlags};
@@ -15,11 +15,19 @@ use rustix::fs::{Mode, OFlags};
 use super::{Snapshot, CPUFREQ_DIR};
 use crate::sysfs::SysRoot;
 
+/// A policy's directory, and its `scaling_cur_freq` while it is open.
+#[derive(Debug)]
+struct PolicyFile {
+    dir: OwnedFd,
+    current: Option<OwnedFd>,
+}
+
 /// Samples the current frequency of a fixed list of CPUs.
 #[derive(Debug)]
 pub struct FrequencySampler {
-    /// One entry per policy read: its directory, or `None` when it could not be opened.
-    policies: Vec<Option<OwnedFd>>,
+    /// One entry per policy read: its directory and `scaling_cur_freq` once opened, or
+    /// `None` when the directory could not be opened.
+    policies: Vec<Option<PolicyFile>>,
     /// For each CPU, in the order given, the index of its policy in `policies`.
     cpu_policy: Vec<Option<usize>>,
 }
@@ -46,7 +54,8 @@ impl FrequencySampler {
             .map(|id| {
                 let dir = root.path(&format!("{CPUFREQ_DIR}/policy{id}"));
                 let flags = OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC;
-                rustix::fs::open(dir, flags, Mode::empty()).ok()
+                let dir = rustix::fs::open(dir, flags, Mode::empty()).ok()?;
+                Some(PolicyFile { dir, current: None })
             })
             .collect();
         FrequencySampler {
@@ -68,13 +77,24 @@ impl FrequencySampler {
     }
 
     fn read_policy(&mut self, index: usize) -> Option<u32> {
-        let dir = self.policies.get(index)?.as_ref()?;
-        let flags = OFlags::RDONLY | OFlags::CLOEXEC;
-        let fd = rustix::fs::openat(dir, "scaling_cur_freq", flags, Mode::empty()).ok()?;
-        // One read: sysfs hands out the whole value at once (a kHz figure and a newline),
-        // and so does a simulated machine's file, shorter than the buffer.
+        let policy = self.policies.get_mut(index)?.as_mut()?;
+        // A file that was replaced (no links left) or could not be read is opened again.
+        let kept = policy
+            .current
+            .take()
+            .filter(|fd| rustix::fs::fstat(fd).is_ok_and(|stat| stat.st_nlink > 0));
+        let fd = match kept {
+            Some(fd) => fd,
+            None => {
+                let flags = OFlags::RDONLY | OFlags::CLOEXEC;
+                rustix::fs::openat(&policy.dir, "scaling_cur_freq", flags, Mode::empty()).ok()?
+            }
+        };
+        // One read from the start: sysfs hands out the whole value at once (a kHz figure
+        // and a newline), and so does a simulated machine's file, shorter than the buffer.
         let mut buffer = [0u8; 32];
-        let read = File::from(fd).read(&mut buffer).ok()?;
+        let read = rustix::io::pread(&fd, &mut buffer, 0).ok()?;
+        policy.current = Some(fd);
         std::str::from_utf8(buffer.get(..read)?)
             .ok()?
             .trim()
@@ -109,7 +129,15 @@ mod tests {
         std::fs::remove_file(&file).unwrap();
         std::fs::write(&file, "408000\n").unwrap();
         assert_eq!(sampler.sample()[0], Some(408_000));
+        // Rewritten in place, as sysfs renders it: read again from the start.
+        std::fs::write(&file, "1800000\n").unwrap();
+        assert_eq!(sampler.sample()[0], Some(1_800_000));
         std::fs::write(&file, "garbled\n").unwrap();
         assert_eq!(sampler.sample()[0], None);
+        // A file gone is no value, and one back is read again.
+        std::fs::remove_file(&file).unwrap();
+        assert_eq!(sampler.sample()[0], None);
+        std::fs::write(&file, "600000\n").unwrap();
+        assert_eq!(sampler.sample()[0], Some(600_000));
     }
 }

@@ -1,0 +1,337 @@
+//! The result table of the Measure page: in a comparison each setting is named once, by a
+//! letter with a legend ("A: governor performance, EPP as now"), the columns are headed by
+//! the setting's letter over the CPU, and the best setting of each core type is marked in the
+//! rows a comparison is about (time to 95 %, the first window).
+
+use pacer_bench::compare::Setting;
+use pacer_bench::table::{core_label, Better, TableRow};
+use pacer_core::i18n::{fill, gettext};
+use pacer_core::values::CoreType;
+use relm4::gtk;
+use relm4::gtk::prelude::*;
+
+use super::state::Outcome;
+
+/// What heads one column of figures.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ColumnHeading {
+    /// The setting's place in a comparison (its letter); `None` for a plain measurement.
+    pub setting: Option<usize>,
+    pub core_type: Option<CoreType>,
+    /// `P-core (CPU 7)`.
+    pub cpu: String,
+}
+
+/// The letter naming the setting at `index`: A, B, C, …
+pub fn setting_letter(index: usize) -> String {
+    char::from(b'A' + (index % 26) as u8).to_string()
+}
+
+/// A setting in words: `governor performance, EPP power`; `as now` for none.
+pub fn setting_words(setting: &Setting) -> String {
+    let on_off = |on: bool| if on { gettext("on") } else { gettext("off") };
+    let mut parts = Vec::new();
+    if let Some(mode) = setting.mode {
+        parts.push(fill(gettext("mode {mode}"), &[("mode", &mode)]));
+    }
+    if let Some(governor) = &setting.governor {
+        parts.push(fill(
+            gettext("governor {governor}"),
+            &[("governor", governor)],
+        ));
+    }
+    if let Some(epp) = setting.epp {
+        parts.push(fill(gettext("EPP {epp}"), &[("epp", &epp)]));
+    }
+    if let Some(eas) = setting.eas {
+        parts.push(fill(gettext("EAS {state}"), &[("state", &on_off(eas))]));
+    }
+    if let Some(boost) = setting.boost {
+        parts.push(fill(gettext("turbo {state}"), &[("state", &on_off(boost))]));
+    }
+    if parts.is_empty() {
+        gettext("as now")
+    } else {
+        parts.join(", ")
+    }
+}
+
+impl Outcome {
+    /// The heading of each column, in the table's order.
+    pub fn headings(&self) -> Vec<ColumnHeading> {
+        let heading = |setting: Option<usize>| {
+            move |run: &pacer_bench::report::RampRun| ColumnHeading {
+                setting,
+                core_type: run.core_type,
+                cpu: core_label(run),
+            }
+        };
+        match self {
+            Outcome::Ramp(report) => report.runs.iter().map(heading(None)).collect(),
+            Outcome::Compare(comparison) => comparison
+                .columns
+                .iter()
+                .enumerate()
+                .flat_map(|(index, column)| column.result.runs.iter().map(heading(Some(index))))
+                .collect(),
+        }
+    }
+
+    /// One line per setting of a comparison: `A: governor performance, EPP as now`; empty
+    /// for a plain measurement.
+    pub fn legend(&self) -> Vec<String> {
+        match self {
+            Outcome::Ramp(_) => Vec::new(),
+            Outcome::Compare(comparison) => comparison
+                .columns
+                .iter()
+                .enumerate()
+                .map(|(index, column)| {
+                    fill(
+                        gettext("{letter}: {setting}"),
+                        &[
+                            ("letter", &setting_letter(index)),
+                            ("setting", &setting_words(&column.setting)),
+                        ],
+                    )
+                })
+                .collect(),
+        }
+    }
+}
+
+/// The columns holding the best figure of their core type in `row`, where the row says
+/// which way is better and more than one setting has a figure for that type; none where
+/// those figures are all equal.
+pub fn best_columns(row: &TableRow, headings: &[ColumnHeading]) -> Vec<usize> {
+    let Some(better) = row.better else {
+        return Vec::new();
+    };
+    let mut best = Vec::new();
+    let mut types: Vec<Option<CoreType>> = Vec::new();
+    for heading in headings {
+        if !types.contains(&heading.core_type) {
+            types.push(heading.core_type);
+        }
+    }
+    for core_type in types {
+        let figures: Vec<(usize, f64)> = headings
+            .iter()
+            .enumerate()
+            .filter(|(_, h)| h.core_type == core_type && h.setting.is_some())
+            .filter_map(|(column, _)| Some((column, row.means.get(column).copied().flatten()?)))
+            .collect();
+        if figures.len() < 2 {
+            continue;
+        }
+        let better_of = |a: f64, b: f64| match better {
+            Better::Lower => a.min(b),
+            Better::Higher => a.max(b),
+        };
+        let top = figures
+            .iter()
+            .map(|&(_, mean)| mean)
+            .reduce(better_of)
+            .unwrap_or(f64::NAN);
+        if figures.iter().all(|&(_, mean)| mean == top) {
+            continue;
+        }
+        best.extend(
+            figures
+                .iter()
+                .filter(|&&(_, mean)| mean == top)
+                .map(|&(column, _)| column),
+        );
+    }
+    best.sort_unstable();
+    best
+}
+
+/// Fills `grid` with the table of `outcome`: the headings (the setting's letter over the CPU
+/// in a comparison), then a row per figure, the best setting of each core type marked.
+pub fn fill_grid(grid: &gtk::Grid, outcome: &Outcome) {
+    while let Some(child) = grid.first_child() {
+        grid.remove(&child);
+    }
+    let table = outcome.table();
+    let headings = outcome.headings();
+    let comparing = headings.iter().any(|h| h.setting.is_some());
+    let order = column_order(&headings);
+    let first_row = if comparing { 2 } else { 1 };
+    // A comparison: each CPU once over its settings' columns, the letters beneath.
+    let mut x = 1;
+    for group in order.chunk_by(|&a, &b| headings[a].cpu == headings[b].cpu) {
+        let width = if comparing { group.len() as i32 } else { 1 };
+        let cpu = header(&headings[group[0]].cpu);
+        if comparing {
+            cpu.set_xalign(0.5);
+        }
+        grid.attach(&cpu, x, 0, width, 1);
+        for &column in group {
+            if let Some(setting) = headings[column].setting {
+                grid.attach(&header(&setting_letter(setting)), x, 1, 1, 1);
+            }
+            x += 1;
+        }
+    }
+    for (index, row) in table.rows.iter().enumerate() {
+        let line = first_row + index as i32;
+        let label = gtk::Label::builder()
+            .label(row.label.trim())
+            .xalign(0.0)
+            .wrap(true)
+            .build();
+        if row.section {
+            label.add_css_class("heading");
+            label.set_margin_top(6);
+        }
+        if row.indented {
+            label.set_margin_start(12);
+        }
+        grid.attach(&label, 0, line, 1, 1);
+        let best = if comparing {
+            best_columns(row, &headings)
+        } else {
+            Vec::new()
+        };
+        for (place, &column) in order.iter().enumerate() {
+            let Some(cell) = row.cells.get(column) else {
+                continue;
+            };
+            let value = gtk::Label::builder()
+                .label(cell.as_str())
+                .xalign(1.0)
+                .selectable(true)
+                .build();
+            // The spread in small type, so that four settings fit side by side.
+            if let Some((mean, spread)) = cell.split_once(" ± ") {
+                value.set_markup(&format!(
+                    "{}<small> ±{}</small>",
+                    gtk::glib::markup_escape_text(mean),
+                    gtk::glib::markup_escape_text(spread)
+                ));
+            }
+            value.add_css_class("numeric");
+            if best.contains(&column) {
+                // The best of its core type: bold and coloured, and said in words too.
+                value.add_css_class("heading");
+                value.add_css_class("success");
+                value.set_tooltip_text(Some(&gettext("The best of this core type")));
+            }
+            grid.attach(&value, place as i32 + 1, line, 1, 1);
+        }
+    }
+    log_fit(grid);
+}
+
+/// The order the columns are shown in: by CPU (the table's own order of its first setting),
+/// each CPU's settings side by side, so that the settings of a core type compare at a
+/// glance.
+fn column_order(headings: &[ColumnHeading]) -> Vec<usize> {
+    let mut cpus: Vec<&str> = Vec::new();
+    for heading in headings {
+        if !cpus.contains(&heading.cpu.as_str()) {
+            cpus.push(&heading.cpu);
+        }
+    }
+    cpus.iter()
+        .flat_map(|cpu| {
+            headings
+                .iter()
+                .enumerate()
+                .filter(move |(_, heading)| heading.cpu == *cpu)
+                .map(|(column, _)| column)
+        })
+        .collect()
+}
+
+/// Logs, once the table is laid out, how wide it must be (its labels wrapped) against the
+/// room it has: whether every column is in view without scrolling (the window tests read
+/// it).
+fn log_fit(grid: &gtk::Grid) {
+    grid.add_tick_callback(|grid, _| {
+        let (minimum, _, _, _) = grid.measure(gtk::Orientation::Horizontal, -1);
+        let room = grid.parent().map_or(0, |parent| parent.width());
+        if room > 0 {
+            gtk::glib::g_debug!("pacer", "result table: {minimum} px wide in {room} px");
+            gtk::glib::ControlFlow::Break
+        } else {
+            gtk::glib::ControlFlow::Continue
+        }
+    });
+}
+
+fn header(text: &str) -> gtk::Label {
+    let label = gtk::Label::new(Some(text));
+    label.add_css_class("heading");
+    label.set_xalign(1.0);
+    label
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use pacer_core::values::{Epp, Governor};
+
+    fn heading(setting: usize, core_type: CoreType) -> ColumnHeading {
+        ColumnHeading {
+            setting: Some(setting),
+            core_type: Some(core_type),
+            cpu: String::new(),
+        }
+    }
+
+    fn row(better: Option<Better>, means: &[Option<f64>]) -> TableRow {
+        TableRow {
+            label: String::new(),
+            cells: means.iter().map(|_| String::new()).collect(),
+            section: false,
+            indented: true,
+            means: means.to_vec(),
+            better,
+        }
+    }
+
+    #[test]
+    fn marks_the_best_setting_of_each_core_type_only_where_it_differs() {
+        use CoreType::{Efficiency, Performance};
+        // A and B, each with a P-core and an E-core column.
+        let headings = [
+            heading(0, Performance),
+            heading(0, Efficiency),
+            heading(1, Performance),
+            heading(1, Efficiency),
+        ];
+        let times = row(
+            Some(Better::Lower),
+            &[Some(5.0), Some(8.0), Some(12.0), Some(8.0)],
+        );
+        // P-cores: A is faster; E-cores: a tie, nothing marked.
+        assert_eq!(best_columns(&times, &headings), [0]);
+        let early = row(
+            Some(Better::Higher),
+            &[Some(40.0), Some(10.0), Some(90.0), None],
+        );
+        // E-cores: only one setting has a figure.
+        assert_eq!(best_columns(&early, &headings), [2]);
+        assert!(best_columns(&row(None, &[Some(1.0); 4]), &headings).is_empty());
+    }
+
+    #[test]
+    fn a_setting_is_named_in_words() {
+        let setting = Setting {
+            governor: Some(Governor::performance()),
+            epp: Some(Epp::Power),
+            boost: Some(false),
+            ..Setting::default()
+        };
+        assert_eq!(
+            setting_words(&setting),
+            "governor performance, EPP power, turbo off"
+        );
+        assert_eq!(setting_words(&Setting::default()), "as now");
+        assert_eq!(setting_letter(0), "A");
+        assert_eq!(setting_letter(3), "D");
+    }
+}
