@@ -7,6 +7,8 @@
 //! file anew was most of the window's sampling. A simulated machine's files are replaced
 //! rather than rewritten, which leaves the kept descriptor on a file with no name: such a
 //! file (no links left) is opened again, relative to its policy's directory, kept open too.
+//! At most [`KEPT_FILES`] are kept open, so that a machine with thousands of policies does
+//! not use up the process's file descriptors; the others are opened at each sample.
 
 use std::os::fd::OwnedFd;
 
@@ -14,6 +16,10 @@ use rustix::fs::{Mode, OFlags};
 
 use super::{Snapshot, CPUFREQ_DIR};
 use crate::sysfs::SysRoot;
+
+/// How many policies' files stay open between samples (a quarter of the usual soft limit
+/// of 1024 descriptors).
+const KEPT_FILES: usize = 256;
 
 /// A policy's directory, and its `scaling_cur_freq` while it is open.
 #[derive(Debug)]
@@ -94,7 +100,9 @@ impl FrequencySampler {
         // and a newline), and so does a simulated machine's file, shorter than the buffer.
         let mut buffer = [0u8; 32];
         let read = rustix::io::pread(&fd, &mut buffer, 0).ok()?;
-        policy.current = Some(fd);
+        if index < KEPT_FILES {
+            policy.current = Some(fd);
+        }
         std::str::from_utf8(buffer.get(..read)?)
             .ok()?
             .trim()
