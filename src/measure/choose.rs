@@ -8,26 +8,12 @@ use relm4::gtk;
 use relm4::gtk::prelude::*;
 use relm4::ComponentSender;
 
-use super::{table, MeasureMsg, MeasurePage};
+use super::state::setting_letter;
+use super::{CompareRow, MeasureMsg, MeasurePage};
 use crate::a11y::labelled;
 
 /// How many settings a comparison can hold: A and B, and C and D when ticked.
 pub(super) const COMPARED_SETTINGS: usize = 4;
-
-/// One setting's row in the comparison's popover.
-#[derive(Debug)]
-pub(super) struct CompareRow {
-    /// Ticked when the setting is compared; `None` for the two always compared.
-    pub(super) used: Option<gtk::CheckButton>,
-    pub(super) governor: gtk::DropDown,
-    pub(super) epp: gtk::DropDown,
-}
-
-impl CompareRow {
-    pub(super) fn is_used(&self) -> bool {
-        self.used.as_ref().is_none_or(CheckButtonExt::is_active)
-    }
-}
 
 impl MeasurePage {
     pub(super) fn update_compare_options(&mut self, snapshot: &Snapshot) {
@@ -75,7 +61,7 @@ impl MeasurePage {
             let row = index as i32 + 1;
             let name = fill(
                 gettext("Setting {letter}"),
-                &[("letter", &table::setting_letter(index))],
+                &[("letter", &setting_letter(index))],
             );
             let governor: gtk::DropDown = labelled(&fill(
                 gettext("Governor for {setting}"),

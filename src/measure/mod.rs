@@ -29,10 +29,24 @@ use crate::icons;
 use crate::plot::RampPlot;
 use crate::said::Said;
 
-use choose::CompareRow;
 use export::{export, Export};
 pub use state::MeasureEvent;
 use state::{MeasureState, Outcome, Phase};
+
+/// One setting's row in the comparison's popover.
+#[derive(Debug)]
+struct CompareRow {
+    /// Ticked when the setting is compared; `None` for the two always compared.
+    used: Option<gtk::CheckButton>,
+    governor: gtk::DropDown,
+    epp: gtk::DropDown,
+}
+
+impl CompareRow {
+    fn is_used(&self) -> bool {
+        self.used.as_ref().is_none_or(CheckButtonExt::is_active)
+    }
+}
 
 #[derive(Debug)]
 pub struct MeasurePage {

@@ -73,6 +73,11 @@ impl Outcome {
     }
 }
 
+/// The letter naming the setting at `index`: A, B, C, …
+pub fn setting_letter(index: usize) -> String {
+    char::from(b'A' + (index % 26) as u8).to_string()
+}
+
 pub fn setting_label(setting: &Setting) -> String {
     if setting.is_empty() {
         gettext("as now")
@@ -154,7 +159,7 @@ impl MeasureState {
                 fill(
                     gettext("Setting {column}: CPU {cpu}, trial {trial} of {trials}"),
                     &[
-                        ("column", &super::table::setting_letter(column)),
+                        ("column", &setting_letter(column)),
                         ("cpu", &cpu),
                         ("trial", &trial),
                         ("trials", &trials),

@@ -10,7 +10,7 @@ use pacer_core::values::CoreType;
 use relm4::gtk;
 use relm4::gtk::prelude::*;
 
-use super::state::Outcome;
+use super::state::{setting_letter, Outcome};
 
 /// What heads one column of figures.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -20,11 +20,6 @@ pub struct ColumnHeading {
     pub core_type: Option<CoreType>,
     /// `P-core (CPU 7)`.
     pub cpu: String,
-}
-
-/// The letter naming the setting at `index`: A, B, C, …
-pub fn setting_letter(index: usize) -> String {
-    char::from(b'A' + (index % 26) as u8).to_string()
 }
 
 /// A setting in words: `governor performance, EPP power`; `as now` for none.
