@@ -150,39 +150,31 @@ fn amd_zen4() -> SimMachine {
         399102, 400450, 2203117, 401662, 399990, 400037,
     ];
     let cpus = (0..16)
-        .map(|id| {
-            let core = id % 8;
-            SimCpu {
-                id,
-                kind: SimCoreKind::Zen4,
-                online: true,
-                capacity: 1024,
-                core_cpus: vec![core, core + 8],
-                epb: None,
-                prefcore_ranking: Some(RANKING[core as usize]),
-            }
+        .map(|id| SimCpu {
+            id,
+            kind: SimCoreKind::Zen4,
+            online: true,
+            capacity: 1024,
+            core_cpus: smt_pair(id, 8),
+            epb: None,
+            prefcore_ranking: Some(RANKING[(id % 8) as usize]),
         })
         .collect();
     let policies = (0..16)
         .map(|id| SimPolicy {
-            id,
-            cpus: vec![id],
-            governor: "powersave".into(),
-            min_khz: 400_000,
-            max_khz: 4_900_000,
-            hw_min_khz: 400_000,
-            hw_max_khz: 4_900_000,
-            base_khz: None,
             cur_khz: CUR_KHZ[id as usize],
-            epp_raw: Some(0x80),
-            epp_saved: None,
-            opps: None,
-            dynamic_power_coefficient: None,
             boost: Some(true),
+            ..per_cpu_policy(id, (400_000, 4_900_000), None, 0x80)
         })
         .collect();
+    amd_pstate_epp("amd-zen4", cpus, policies)
+}
+
+/// A machine of `cpus` and `policies` under amd-pstate-epp in active mode, boost on: SMT
+/// possible, no energy model (all cores alike), AMD's RAPL.
+fn amd_pstate_epp(model: &str, cpus: Vec<SimCpu>, policies: Vec<SimPolicy>) -> SimMachine {
     SimMachine {
-        model: "amd-zen4".into(),
+        model: model.into(),
         cpus,
         policies,
         driver: SimDriver::AmdPstate {
@@ -374,20 +366,7 @@ fn server_256() -> SimMachine {
             ..per_cpu_policy(id, (1_500_000, 3_100_000), None, 0x80)
         })
         .collect();
-    SimMachine {
-        model: "server-256".into(),
-        cpus,
-        policies,
-        driver: SimDriver::AmdPstate {
-            status: "active".into(),
-            boost: true,
-        },
-        smt_possible: true,
-        eas_support: true,
-        eas_knob: true,
-        energy_model: false,
-        rapl: SimRapl::Amd,
-    }
+    amd_pstate_epp("server-256", cpus, policies)
 }
 
 /// A cloud VM: four vCPUs, no cpufreq driver, a kernel without energy-model support.
