@@ -16,9 +16,10 @@ PACER_BUILD_PACKAGES=(build-essential pkg-config libgtk-4-dev libadwaita-1-dev l
 # debootstrap and zstd for the system test (build-aux/system-test.sh: a booted Debian 12);
 # flatpak, bubblewrap and xdg-dbus-proxy for the Flatpak test (build-aux/flatpak-test.sh: the
 # app in a real sandbox; it unpacks dunst, a notification server, for itself);
-# GNOME Shell (with gjs and gnome-extensions) and its AppIndicator extension for the shell
+# gjs (gnome-shell needs only its library) for the extension's module tests and the state bus
+# test; GNOME Shell (with gnome-extensions) and its AppIndicator extension for the shell
 # tests, eslint for the extension's source and unzip to look into its zips.
-PACER_TEST_PACKAGES=(xvfb xauth x11-utils dbus jq util-linux libglib2.0-bin python3-dbusmock libxml2-utils systemd xdotool imagemagick desktop-file-utils haskell-status-notifier-item-utils gettext appstream polkitd flatpak-builder python3-jsonschema systemd-container debootstrap zstd flatpak bubblewrap xdg-dbus-proxy gnome-shell gnome-shell-extension-appindicator eslint unzip)
+PACER_TEST_PACKAGES=(xvfb xauth x11-utils dbus jq util-linux libglib2.0-bin python3-dbusmock libxml2-utils systemd xdotool imagemagick desktop-file-utils haskell-status-notifier-item-utils gettext appstream polkitd flatpak-builder python3-jsonschema systemd-container debootstrap zstd flatpak bubblewrap xdg-dbus-proxy gjs gnome-shell gnome-shell-extension-appindicator eslint unzip)
 # The libraries Debian's power-profiles-daemon links against.
 PACER_PPD_LIBRARIES=(libglib2.0-0 libgudev-1.0-0 libpolkit-gobject-1-0)
 # Those of dunst, the notification server of the Flatpak test (unpacked, not installed: its
