@@ -10,7 +10,8 @@ use pacer_core::values::CoreType;
 use relm4::gtk::cairo::{Context, Format, ImageSurface};
 
 use pacer::plot::{
-    draw_ramp, FrequencyHistory, FrequencyLayers, FrequencyMarks, Palette, RampSeries, TracedCpu,
+    draw_ramp, FrequencyHistory, FrequencyLayers, FrequencyMarks, Line, Palette, RampChart,
+    RampSeries, TracedCpu,
 };
 
 const WIDTH: u32 = 640;
@@ -104,7 +105,7 @@ fn marks() -> Vec<FrequencyMarks> {
     ]
 }
 
-fn ramp_series() -> Vec<RampSeries> {
+fn ramp_chart() -> RampChart {
     let curve = |tau_ms: f64| {
         (0..30)
             .map(|n| {
@@ -113,23 +114,21 @@ fn ramp_series() -> Vec<RampSeries> {
             })
             .collect()
     };
-    vec![
-        RampSeries {
-            label: "performance".into(),
-            core_type: Some(CoreType::Performance),
-            points: curve(5.0),
-        },
-        RampSeries {
-            label: "balance_power".into(),
-            core_type: Some(CoreType::Performance),
-            points: curve(50.0),
-        },
-        RampSeries {
-            label: "balance_power, E-core".into(),
-            core_type: Some(CoreType::Efficiency),
-            points: curve(30.0),
-        },
-    ]
+    let series = |label: &str, setting, core_type, tau_ms| RampSeries {
+        label: Some(label.into()),
+        setting,
+        core_type: Some(core_type),
+        line: Line::Mean,
+        points: curve(tau_ms),
+    };
+    RampChart {
+        series: vec![
+            series("A P-core", 0, CoreType::Performance, 5.0),
+            series("B P-core", 1, CoreType::Performance, 50.0),
+            series("B E-core", 1, CoreType::Efficiency, 30.0),
+        ],
+        frequency: None,
+    }
 }
 
 /// Milliseconds at the given quantile of sorted durations.
@@ -175,13 +174,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
     }
 
-    let series = ramp_series();
+    let chart = ramp_chart();
     let mut times = Vec::with_capacity(20);
     for _ in 0..20 {
         cr.set_source_rgb(1.0, 1.0, 1.0);
         cr.paint()?;
         let start = Instant::now();
-        draw_ramp(&cr, WIDTH, HEIGHT, &series, &Palette::LIGHT)?;
+        draw_ramp(&cr, WIDTH, HEIGHT, &chart, &Palette::LIGHT)?;
         surface.flush();
         times.push(start.elapsed());
     }

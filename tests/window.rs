@@ -33,6 +33,12 @@ fn the_window_shows_each_page_of_the_simulated_laptop() {
     gui.key("alt+2");
     gui.screenshot("cpus");
     gui.key("ctrl+m");
+    // The chart grows as it measures: the P-core's curve done, the E-core's on its way.
+    gui.wait_for_log(
+        "measure progress: CPU 15 (E-core), trial 1 of 1: measuring",
+        Duration::from_secs(20),
+    );
+    gui.screenshot("measure-live");
     gui.wait_for_log("measured: Ramp-up #1", Duration::from_secs(20));
     gui.screenshot("measure");
     // Compare four settings from the keyboard: Alt+C opens them; A's governor becomes
@@ -56,25 +62,44 @@ fn the_window_shows_each_page_of_the_simulated_laptop() {
     gui.screenshot("compare");
     // Four settings × two core types, every column in view at 900 px (the table's own
     // measure against the room it has).
-    let log = gui.log();
-    let fit = log
-        .lines()
-        .rev()
-        .find_map(|line| line.split("result table: ").nth(1))
-        .expect("the table says how wide it is");
-    let numbers: Vec<i32> = fit
-        .split(|c: char| !c.is_ascii_digit())
-        .filter_map(|n| n.parse().ok())
-        .collect();
-    assert!(numbers.len() == 2 && numbers[0] <= numbers[1], "{fit}");
+    let in_view = |form: &str| {
+        let log = gui.log();
+        let fit = log
+            .lines()
+            .rev()
+            .find_map(|line| line.split(&format!("result table {form}: ")).nth(1))
+            .unwrap_or_else(|| panic!("the table {form} says how wide it is"))
+            .to_owned();
+        let numbers: Vec<i32> = fit
+            .split(|c: char| !c.is_ascii_digit())
+            .filter_map(|n| n.parse().ok())
+            .collect();
+        assert!(
+            numbers.len() == 2 && numbers[0] <= numbers[1],
+            "{form}: {fit}"
+        );
+    };
+    in_view("side by side");
     assert!(
-        log.contains("A: governor performance"),
+        gui.log().contains("A: governor performance"),
         "the legend names A"
     );
-    // 360 px wide: the page switcher moves to the bottom, and nothing breaks.
-    gui.key("alt+1");
+    // 360 px wide: the comparison stacks, each CPU's figures under its name, in view.
     let width = gui.resize(360, 700);
     assert_eq!(width, 360, "some content is wider than 360 px");
+    gui.wait_for_log("result table stacked: ", Duration::from_secs(5));
+    in_view("stacked");
+    // Scrolled down to the table by the mouse wheel.
+    gui.on_window(&["mousemove", "--window", "%1", "180", "400"])
+        .status()
+        .unwrap();
+    for _ in 0..6 {
+        gui.on_window(&["click", "5"]).status().unwrap();
+    }
+    sleep(Duration::from_millis(500));
+    gui.screenshot("compare-narrow");
+    // The page switcher moves to the bottom, and nothing breaks.
+    gui.key("alt+1");
     gui.screenshot("narrow");
     assert!(
         !gui.log().contains("CRITICAL"),

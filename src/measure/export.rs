@@ -44,7 +44,7 @@ pub fn export(entry: &Entry, format: Export, path: &Path) -> Result<(), Said> {
             path,
             PNG_SIZE.0,
             PNG_SIZE.1,
-            &entry.outcome.series(),
+            &entry.chart(),
             &Palette::for_dark(false),
         )
         .map_err(|e| e.to_string()),
@@ -73,6 +73,7 @@ mod tests {
         let entry = Entry {
             title: "t".into(),
             outcome,
+            trials: Vec::new(),
         };
         let dir = tempfile::tempdir().unwrap();
         for format in [Export::Json, Export::Csv, Export::Png] {

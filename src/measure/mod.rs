@@ -7,13 +7,16 @@
 
 mod choose;
 mod export;
+mod live;
 mod run;
 mod state;
+mod summary;
 mod table;
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::time::Instant;
 
 use pacer_core::i18n::{fill, gettext};
 use pacer_core::status::Status;
@@ -30,8 +33,11 @@ use crate::plot::RampPlot;
 use crate::said::Said;
 
 use export::{export, Export};
+use live::Live;
+use pacer_bench::progress::Progress;
 pub use state::MeasureEvent;
 use state::{MeasureState, Outcome, Phase};
+use table::ResultTable;
 
 /// One setting's row in the comparison's popover.
 #[derive(Debug)]
@@ -60,7 +66,7 @@ pub struct MeasurePage {
     /// Stops a comparison (the helper's measurements are cancelled by a call).
     cancel_compare: Option<tokio::sync::oneshot::Sender<()>>,
     ramp_plot: RampPlot,
-    table: gtk::Grid,
+    table: ResultTable,
     history: gtk::DropDown,
     compare_rows: Vec<CompareRow>,
     /// What the comparison's choices offer: the governors and the EPP values.
@@ -75,12 +81,7 @@ pub enum MeasureMsg {
     Measure,
     Compare,
     Cancel,
-    Progress {
-        column: usize,
-        cpu: u32,
-        trial: u32,
-        trials: u32,
-    },
+    Progress { column: usize, progress: Progress },
     Finished(Result<Outcome, Said>),
     Show(u32),
     Export(Export),
@@ -147,13 +148,12 @@ impl SimpleComponent for MeasurePage {
                         set_hexpand: true,
                         set_valign: gtk::Align::Center,
                         set_show_text: true,
+                        // Long lines shorten rather than widen the window.
+                        set_ellipsize: gtk::pango::EllipsizeMode::Middle,
                         #[watch]
-                        set_fraction: model.state.fraction(),
+                        set_fraction: model.state.live().map_or(0.0, |live| live.fraction(Instant::now())),
                         #[watch]
-                        set_text: Some(match &model.state.phase {
-                            Phase::Running { text, .. } => text.as_str(),
-                            Phase::Idle => "",
-                        }),
+                        set_text: model.state.live().map(Live::text).as_deref(),
                     },
                     gtk::Button {
                         set_label: &gettext("Cancel"),
@@ -164,11 +164,13 @@ impl SimpleComponent for MeasurePage {
 
             adw::PreferencesGroup {
                 #[watch]
-                set_title: &model.state.shown_entry().map(|e| e.title.clone()).unwrap_or_else(|| gettext("No results yet")),
+                set_title: &if model.state.running() {
+                    gettext("Measuring")
+                } else {
+                    model.state.shown_entry().map(|e| e.title.clone()).unwrap_or_else(|| gettext("No results yet"))
+                },
                 #[watch]
-                set_description: model.state.shown_entry().map(|e| description(&e.outcome)).as_deref(),
-                #[watch]
-                set_visible: true,
+                set_description: model.state.shown_entry().filter(|_| !model.state.running()).map(|e| description(&e.outcome)).as_deref(),
 
                 #[wrap(Some)]
                 set_header_suffix = &gtk::Box {
@@ -192,24 +194,31 @@ impl SimpleComponent for MeasurePage {
                     },
                 },
 
+                // What the result means, before its table.
+                gtk::Label {
+                    set_wrap: true,
+                    set_xalign: 0.0,
+                    set_margin_bottom: 6,
+                    add_css_class: "heading",
+                    #[watch]
+                    set_label: &model.state.shown_entry().map(|e| summary::sentence(&e.outcome)).unwrap_or_default(),
+                    #[watch]
+                    set_visible: model.state.shown_entry().is_some() && !model.state.running(),
+                },
                 gtk::ScrolledWindow {
                     set_vscrollbar_policy: gtk::PolicyType::Never,
                     set_propagate_natural_height: true,
                     #[watch]
-                    set_visible: model.state.shown_entry().is_some(),
+                    set_visible: model.state.shown_entry().is_some() && !model.state.running(),
 
                     #[local_ref]
-                    table -> gtk::Grid {
-                        set_column_spacing: 18,
-                        set_row_spacing: 4,
-                        set_margin_all: 6,
-                    },
+                    table -> adw::Squeezer {},
                 },
                 gtk::Frame {
                     add_css_class: "view",
                     set_margin_top: 12,
                     #[watch]
-                    set_visible: model.state.shown_entry().is_some(),
+                    set_visible: model.state.shown_entry().is_some() || model.state.running(),
                     #[local_ref]
                     ramp_widget -> gtk::DrawingArea {},
                 },
@@ -230,12 +239,12 @@ impl SimpleComponent for MeasurePage {
             cancel_local: Arc::new(AtomicBool::new(false)),
             cancel_compare: None,
             ramp_plot: RampPlot::new(),
-            table: gtk::Grid::new(),
+            table: ResultTable::new(),
             history: labelled(&gettext("Results of this session")),
             compare_rows: Vec::new(),
             compare_options: (Vec::new(), Vec::new()),
         };
-        let table = &model.table;
+        let table = model.table.widget();
         let history = &model.history;
         let ramp_widget = model.ramp_plot.widget();
         let widgets = view_output!();
@@ -285,13 +294,18 @@ impl MeasurePage {
                     });
                 }
             }
-            MeasureMsg::Progress {
-                column,
-                cpu,
-                trial,
-                trials,
-            } => {
-                self.state.progress(column, cpu, trial, trials);
+            MeasureMsg::Progress { column, progress } => {
+                let core_type = self
+                    .status
+                    .as_ref()
+                    .and_then(|status| status.snapshot.cpu(progress.cpu))
+                    .and_then(|cpu| cpu.core_type);
+                self.state
+                    .progress(column, core_type, progress, Instant::now());
+                if let Some(live) = self.state.live() {
+                    relm4::gtk::glib::g_debug!("pacer", "measure progress: {}", live.text());
+                }
+                self.ramp_plot.set_chart(self.state.chart());
             }
             MeasureMsg::Finished(result) => {
                 self.cancel_compare = None;
@@ -310,6 +324,7 @@ impl MeasurePage {
                     }
                     Err(error) => {
                         self.state.finished(None);
+                        self.ramp_plot.set_chart(self.state.chart());
                         relm4::gtk::glib::g_info!("pacer", "measurement ended: {:?}", error);
                         let _ = sender.output(MeasureEvent::Say(error));
                     }
@@ -357,14 +372,9 @@ impl MeasurePage {
     }
 
     fn show_entry(&self) {
-        let Some(entry) = self.state.shown_entry() else {
-            while let Some(child) = self.table.first_child() {
-                self.table.remove(&child);
-            }
-            return;
-        };
-        table::fill_grid(&self.table, &entry.outcome);
-        self.ramp_plot.set_series(entry.outcome.series());
+        let entry = self.state.shown_entry();
+        self.table.show(entry.map(|entry| &entry.outcome));
+        self.ramp_plot.set_chart(self.state.chart());
     }
 
     fn choose_file(&self, format: Export, sender: &ComponentSender<Self>) {
@@ -373,6 +383,7 @@ impl MeasurePage {
         }
         let window = self
             .table
+            .widget()
             .root()
             .and_then(|root| root.downcast::<gtk::Window>().ok());
         let dialog = gtk::FileChooserNative::new(

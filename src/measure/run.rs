@@ -5,9 +5,11 @@
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::time::Instant;
 
 use pacer_bench::compare::Setting;
-use pacer_bench::report::{self, Progress, RampOptions, RampReport};
+use pacer_bench::progress::Progress;
+use pacer_bench::report::{self, RampOptions, RampReport};
 use pacer_core::i18n::gettext;
 use pacer_core::machine::Snapshot;
 use pacer_core::SysRoot;
@@ -32,7 +34,7 @@ impl MeasurePage {
             return;
         };
         let cpus = self.cpus();
-        if cpus.is_empty() || !self.state.start(cpus.len(), 1) {
+        if cpus.is_empty() || !self.state.start(1, Instant::now()) {
             return;
         }
         self.cancel_local.store(false, Ordering::Relaxed);
@@ -42,12 +44,10 @@ impl MeasurePage {
         let input = sender.input_sender().clone();
         relm4::spawn(async move {
             let progress = input.clone();
-            let on_progress = move |cpu, trial, trials| {
+            let on_progress = move |progress_now| {
                 progress.emit(MeasureMsg::Progress {
                     column: 0,
-                    cpu,
-                    trial,
-                    trials,
+                    progress: progress_now,
                 });
             };
             let through_helper = match &helper {
@@ -98,7 +98,7 @@ impl MeasurePage {
             })
             .collect();
         let cpus = self.cpus();
-        if cpus.is_empty() || !self.state.start(cpus.len(), settings.len()) {
+        if cpus.is_empty() || !self.state.start(settings.len(), Instant::now()) {
             return;
         }
         let (cancel, cancelled) = tokio::sync::oneshot::channel::<()>();
@@ -109,12 +109,10 @@ impl MeasurePage {
         // (which step to stop at) is not shared across threads.
         relm4::spawn_local(async move {
             let progress = input.clone();
-            let on_progress = move |column, cpu, trial, trials| {
+            let on_progress = move |column, progress_now| {
                 progress.emit(MeasureMsg::Progress {
                     column,
-                    cpu,
-                    trial,
-                    trials,
+                    progress: progress_now,
                 });
             };
             let cancel = async {
@@ -151,12 +149,10 @@ fn measure_here(
         trials: TRIALS as usize,
         ..RampOptions::default()
     };
-    let mut on_progress = |p: Progress| {
+    let mut on_progress = |progress_now: Progress| {
         progress.emit(MeasureMsg::Progress {
             column: 0,
-            cpu: p.cpu,
-            trial: p.trial as u32,
-            trials: p.trials as u32,
+            progress: progress_now,
         });
     };
     pacer_bench::source::ramp_of(

@@ -1,12 +1,17 @@
 //! What the Measure page holds apart from its widgets: the measurement running now and its
 //! progress, and the session's history of results.
 
-use pacer_bench::compare::{Comparison, Setting};
+use std::time::Instant;
+
+use pacer_bench::compare::{setting_letter, Comparison};
+use pacer_bench::progress::Progress;
 use pacer_bench::report::RampReport;
 use pacer_bench::table::{core_label, RampTable};
 use pacer_core::i18n::{fill, gettext};
+use pacer_core::values::CoreType;
 
-use crate::plot::RampSeries;
+use super::live::{Live, TrialCurve};
+use crate::plot::{Line, RampChart, RampSeries};
 use crate::said::Said;
 
 /// What the page tells the window.
@@ -36,25 +41,28 @@ impl Outcome {
         }
     }
 
-    /// One line per measured CPU (and setting), for the chart.
+    /// One line per measured CPU (and setting), for the chart: `A P-core (CPU 7)`.
     pub fn series(&self) -> Vec<RampSeries> {
-        let reports: Vec<(Option<String>, &RampReport)> = match self {
+        let reports: Vec<(Option<usize>, &RampReport)> = match self {
             Outcome::Ramp(report) => vec![(None, report)],
             Outcome::Compare(comparison) => comparison
                 .columns
                 .iter()
-                .map(|c| (Some(setting_label(&c.setting)), &c.result))
+                .enumerate()
+                .map(|(index, c)| (Some(index), &c.result))
                 .collect(),
         };
         reports
             .into_iter()
             .flat_map(|(setting, report)| {
                 report.runs.iter().map(move |run| RampSeries {
-                    label: match &setting {
-                        Some(setting) => format!("{setting} {}", core_label(run)),
+                    label: Some(match setting {
+                        Some(index) => format!("{} {}", setting_letter(index), core_label(run)),
                         None => core_label(run),
-                    },
+                    }),
+                    setting: setting.unwrap_or(0),
                     core_type: run.core_type,
+                    line: Line::Mean,
                     points: run
                         .windows
                         .iter()
@@ -73,37 +81,35 @@ impl Outcome {
     }
 }
 
-/// The letter naming the setting at `index`: A, B, C, …
-pub fn setting_letter(index: usize) -> String {
-    char::from(b'A' + (index % 26) as u8).to_string()
-}
-
-pub fn setting_label(setting: &Setting) -> String {
-    if setting.is_empty() {
-        gettext("as now")
-    } else {
-        setting.label()
-    }
-}
-
 /// One entry of the session's history.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Entry {
     pub title: String,
     pub outcome: Outcome,
+    /// Each trial's curve, as the measurement drew them.
+    pub trials: Vec<TrialCurve>,
+}
+
+impl Entry {
+    /// The chart of the result: the trials faint behind the means.
+    pub fn chart(&self) -> RampChart {
+        RampChart {
+            series: self
+                .trials
+                .iter()
+                .map(TrialCurve::series)
+                .chain(self.outcome.series())
+                .collect(),
+            frequency: None,
+        }
+    }
 }
 
 /// What runs now.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Phase {
     Idle,
-    Running {
-        comparing: bool,
-        /// Trials done of all to do.
-        done: u32,
-        total: u32,
-        text: String,
-    },
+    Running(Live),
 }
 
 /// The page's state, apart from its widgets.
@@ -127,50 +133,26 @@ impl MeasureState {
         }
     }
 
-    /// Starts a measurement of `cpus` under `columns` settings (1 for a plain one); `false`
+    /// Starts a measurement under `columns` settings (1 for a plain one) at `at`; `false`
     /// when one is already running.
-    pub fn start(&mut self, cpus: usize, columns: usize) -> bool {
+    pub fn start(&mut self, columns: usize, at: Instant) -> bool {
         if self.phase != Phase::Idle {
             return false;
         }
-        let total = u32::try_from(cpus * columns)
-            .unwrap_or(u32::MAX)
-            .saturating_mul(TRIALS);
-        self.phase = Phase::Running {
-            comparing: columns > 1,
-            done: 0,
-            total: total.max(1),
-            text: gettext("Waiting for the CPUs to go idle…"),
-        };
+        self.phase = Phase::Running(Live::new(columns, at));
         true
     }
 
-    /// A trial began: `trial` of `trials` on `cpu`, in `column` of a comparison.
-    pub fn progress(&mut self, column: usize, cpu: u32, trial: u32, trials: u32) {
-        if let Phase::Running {
-            done,
-            total,
-            text,
-            comparing,
-        } = &mut self.phase
-        {
-            *done = (*done + 1).min(*total);
-            *text = if *comparing {
-                fill(
-                    gettext("Setting {column}: CPU {cpu}, trial {trial} of {trials}"),
-                    &[
-                        ("column", &setting_letter(column)),
-                        ("cpu", &cpu),
-                        ("trial", &trial),
-                        ("trials", &trials),
-                    ],
-                )
-            } else {
-                fill(
-                    gettext("CPU {cpu}: trial {trial} of {trials}"),
-                    &[("cpu", &cpu), ("trial", &trial), ("trials", &trials)],
-                )
-            };
+    /// The measurement of setting `column` reports `progress` on a CPU of `core_type`.
+    pub fn progress(
+        &mut self,
+        column: usize,
+        core_type: Option<CoreType>,
+        progress: Progress,
+        at: Instant,
+    ) {
+        if let Phase::Running(live) = &mut self.phase {
+            live.follow(column, core_type, progress, at);
         }
     }
 
@@ -178,24 +160,43 @@ impl MeasureState {
         self.phase != Phase::Idle
     }
 
-    /// The fraction done, for the progress bar.
-    pub fn fraction(&self) -> f64 {
+    pub fn live(&self) -> Option<&Live> {
         match &self.phase {
-            Phase::Running { done, total, .. } => f64::from(*done) / f64::from(*total),
-            Phase::Idle => 0.0,
+            Phase::Running(live) => Some(live),
+            Phase::Idle => None,
+        }
+    }
+
+    /// The chart to show: the running measurement's, else the result shown.
+    pub fn chart(&self) -> RampChart {
+        match (&self.phase, self.shown_entry()) {
+            (Phase::Running(live), _) => RampChart {
+                series: live.curves.iter().map(TrialCurve::series).collect(),
+                frequency: live.frequency(),
+            },
+            (Phase::Idle, Some(entry)) => entry.chart(),
+            (Phase::Idle, None) => RampChart::default(),
         }
     }
 
     /// The measurement ended: a result joins the history and is shown.
     pub fn finished(&mut self, outcome: Option<Outcome>) {
-        self.phase = Phase::Idle;
+        let phase = std::mem::replace(&mut self.phase, Phase::Idle);
         if let Some(outcome) = outcome {
+            let trials = match phase {
+                Phase::Running(live) => live.curves,
+                Phase::Idle => Vec::new(),
+            };
             self.runs += 1;
             let title = match &outcome {
                 Outcome::Ramp(_) => fill(gettext("Ramp-up #{n}"), &[("n", &self.runs)]),
                 Outcome::Compare(_) => fill(gettext("Comparison #{n}"), &[("n", &self.runs)]),
             };
-            self.history.push(Entry { title, outcome });
+            self.history.push(Entry {
+                title,
+                outcome,
+                trials,
+            });
             self.shown = Some(self.history.len() - 1);
         }
     }
@@ -209,25 +210,45 @@ impl MeasureState {
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+    use std::time::Duration;
+
     use super::*;
     use crate::testing::simulated_ramp_report;
+    use pacer_bench::progress::Stage;
 
     #[test]
-    fn one_measurement_at_a_time_with_progress_and_a_history() {
+    fn one_measurement_at_a_time_drawn_as_it_runs_and_kept_in_a_history() {
         let mut state = MeasureState::new();
-        assert!(state.start(2, 1));
-        assert!(!state.start(2, 1), "a second one waits");
-        state.progress(0, 7, 1, 5);
-        assert!((state.fraction() - 0.1).abs() < 1e-9);
-        assert!(
-            matches!(&state.phase, Phase::Running { text, .. } if text == "CPU 7: trial 1 of 5")
-        );
+        let began = Instant::now();
+        assert!(state.start(1, began));
+        assert!(!state.start(1, began), "a second one waits");
+        let curve = vec![(1.0, 40.0), (10.0, 90.0)];
+        let progress = Progress {
+            cpu: 7,
+            trial: 1,
+            trials: 5,
+            stage: Stage::Done,
+            curve: curve.clone(),
+            mhz: vec![(1.0, 1200.0)],
+            left: Duration::from_secs(4),
+        };
+        state.progress(0, Some(CoreType::Performance), progress, began);
+        let chart = state.chart();
+        assert_eq!(chart.series.len(), 1);
+        assert_eq!(chart.series[0].points, curve);
+        assert!(chart.frequency.is_some());
         state.finished(Some(Outcome::Ramp(simulated_ramp_report())));
         assert_eq!(state.phase, Phase::Idle);
         assert_eq!(state.shown, Some(0));
-        assert_eq!(state.shown_entry().unwrap().title, "Ramp-up #1");
+        let entry = state.shown_entry().unwrap();
+        assert_eq!(entry.title, "Ramp-up #1");
+        // The result: the trial behind the two means, no frequency.
+        let chart = state.chart();
+        let lines: Vec<Line> = chart.series.iter().map(|s| s.line).collect();
+        assert_eq!(lines, [Line::Trial, Line::Mean, Line::Mean]);
+        assert!(chart.frequency.is_none());
         // Cancelled or failed: nothing joins the history.
-        assert!(state.start(2, 2));
+        assert!(state.start(2, began));
         state.finished(None);
         assert_eq!(state.history.len(), 1);
     }

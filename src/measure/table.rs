@@ -7,10 +7,11 @@ use pacer_bench::compare::Setting;
 use pacer_bench::table::{core_label, Better, TableRow};
 use pacer_core::i18n::{fill, gettext};
 use pacer_core::values::CoreType;
-use relm4::gtk;
 use relm4::gtk::prelude::*;
+use relm4::{adw, gtk};
 
-use super::state::{setting_letter, Outcome};
+use super::state::Outcome;
+use pacer_bench::compare::setting_letter;
 
 /// What heads one column of figures.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -142,39 +143,138 @@ pub fn best_columns(row: &TableRow, headings: &[ColumnHeading]) -> Vec<usize> {
     best
 }
 
-/// Fills `grid` with the table of `outcome`: the headings (the setting's letter over the CPU
-/// in a comparison), then a row per figure, the best setting of each core type marked.
-pub fn fill_grid(grid: &gtk::Grid, outcome: &Outcome) {
+/// The result's table in two forms, the first that fits shown: side by side (each CPU
+/// once over its settings' columns), and stacked for narrow windows (each CPU's figures
+/// under its name, the spread beneath each mean).
+#[derive(Debug, Clone)]
+pub struct ResultTable {
+    squeezer: adw::Squeezer,
+    wide: gtk::Grid,
+    stacked: gtk::Box,
+}
+
+impl ResultTable {
+    pub fn new() -> ResultTable {
+        let wide = gtk::Grid::builder()
+            .column_spacing(18)
+            .row_spacing(4)
+            .margin_start(6)
+            .margin_end(6)
+            .margin_top(6)
+            .margin_bottom(6)
+            .build();
+        let stacked = gtk::Box::new(gtk::Orientation::Vertical, 12);
+        stacked.set_margin_start(6);
+        stacked.set_margin_end(6);
+        let squeezer = adw::Squeezer::builder()
+            // The wide form while its wrapped labels fit, not only its natural width.
+            .switch_threshold_policy(adw::FoldThresholdPolicy::Minimum)
+            .homogeneous(false)
+            .transition_type(adw::SqueezerTransitionType::None)
+            .build();
+        squeezer.add(&wide);
+        squeezer.add(&stacked);
+        squeezer.connect_visible_child_notify(|squeezer| {
+            if let Some(child) = squeezer.visible_child() {
+                let form = if child.is::<gtk::Grid>() {
+                    "side by side"
+                } else {
+                    "stacked"
+                };
+                gtk::glib::g_debug!("pacer", "result table shown {form}");
+            }
+        });
+        ResultTable {
+            squeezer,
+            wide,
+            stacked,
+        }
+    }
+
+    pub fn widget(&self) -> &adw::Squeezer {
+        &self.squeezer
+    }
+
+    /// Shows the table of `outcome`, or nothing.
+    pub fn show(&self, outcome: Option<&Outcome>) {
+        clear(&self.wide);
+        while let Some(child) = self.stacked.first_child() {
+            self.stacked.remove(&child);
+        }
+        let Some(outcome) = outcome else {
+            return;
+        };
+        let table = outcome.table();
+        let headings = outcome.headings();
+        let comparing = headings.iter().any(|h| h.setting.is_some());
+        let order = column_order(&headings);
+        let groups: Vec<&[usize]> = order
+            .chunk_by(|&a, &b| headings[a].cpu == headings[b].cpu)
+            .collect();
+        // Side by side: each CPU once over its settings' columns, the letters beneath.
+        let mut x = 1;
+        for group in &groups {
+            let width = if comparing { group.len() as i32 } else { 1 };
+            let cpu = header(&headings[group[0]].cpu);
+            if comparing {
+                cpu.set_xalign(0.5);
+            }
+            self.wide.attach(&cpu, x, 0, width, 1);
+            attach_letters(&self.wide, group, &headings, x);
+            x += group.len() as i32;
+        }
+        attach_rows(&self.wide, &table.rows, &order, &headings, comparing, false);
+        // Stacked: each CPU's own small table.
+        for group in &groups {
+            let cpu = header(&headings[group[0]].cpu);
+            cpu.set_xalign(0.0);
+            self.stacked.append(&cpu);
+            let grid = gtk::Grid::builder()
+                .column_spacing(12)
+                .row_spacing(2)
+                .build();
+            attach_letters(&grid, group, &headings, 1);
+            attach_rows(&grid, &table.rows, group, &headings, comparing, true);
+            self.stacked.append(&grid);
+        }
+        log_fit(&self.wide, "side by side");
+        log_fit(&self.stacked, "stacked");
+    }
+}
+
+fn clear(grid: &gtk::Grid) {
     while let Some(child) = grid.first_child() {
         grid.remove(&child);
     }
-    let table = outcome.table();
-    let headings = outcome.headings();
-    let comparing = headings.iter().any(|h| h.setting.is_some());
-    let order = column_order(&headings);
-    let first_row = if comparing { 2 } else { 1 };
-    // A comparison: each CPU once over its settings' columns, the letters beneath.
-    let mut x = 1;
-    for group in order.chunk_by(|&a, &b| headings[a].cpu == headings[b].cpu) {
-        let width = if comparing { group.len() as i32 } else { 1 };
-        let cpu = header(&headings[group[0]].cpu);
-        if comparing {
-            cpu.set_xalign(0.5);
-        }
-        grid.attach(&cpu, x, 0, width, 1);
-        for &column in group {
-            if let Some(setting) = headings[column].setting {
-                grid.attach(&header(&setting_letter(setting)), x, 1, 1, 1);
-            }
-            x += 1;
+}
+
+/// The settings' letters over `columns`, from `x` on row 1 (nothing for a plain measurement).
+fn attach_letters(grid: &gtk::Grid, columns: &[usize], headings: &[ColumnHeading], x: i32) {
+    for (place, &column) in columns.iter().enumerate() {
+        if let Some(setting) = headings[column].setting {
+            grid.attach(&header(&setting_letter(setting)), x + place as i32, 1, 1, 1);
         }
     }
-    for (index, row) in table.rows.iter().enumerate() {
+}
+
+/// A row per figure, below the headings: its label, then the cells of `columns`, the best
+/// setting of each core type marked; `stacked` puts each spread under its mean.
+fn attach_rows(
+    grid: &gtk::Grid,
+    rows: &[TableRow],
+    columns: &[usize],
+    headings: &[ColumnHeading],
+    comparing: bool,
+    stacked: bool,
+) {
+    let first_row = if comparing { 2 } else { 1 };
+    for (index, row) in rows.iter().enumerate() {
         let line = first_row + index as i32;
         let label = gtk::Label::builder()
             .label(row.label.trim())
             .xalign(0.0)
             .wrap(true)
+            .hexpand(stacked)
             .build();
         if row.section {
             label.add_css_class("heading");
@@ -185,28 +285,15 @@ pub fn fill_grid(grid: &gtk::Grid, outcome: &Outcome) {
         }
         grid.attach(&label, 0, line, 1, 1);
         let best = if comparing {
-            best_columns(row, &headings)
+            best_columns(row, headings)
         } else {
             Vec::new()
         };
-        for (place, &column) in order.iter().enumerate() {
+        for (place, &column) in columns.iter().enumerate() {
             let Some(cell) = row.cells.get(column) else {
                 continue;
             };
-            let value = gtk::Label::builder()
-                .label(cell.as_str())
-                .xalign(1.0)
-                .selectable(true)
-                .build();
-            // The spread in small type, so that four settings fit side by side.
-            if let Some((mean, spread)) = cell.split_once(" ± ") {
-                value.set_markup(&format!(
-                    "{}<small> ±{}</small>",
-                    gtk::glib::markup_escape_text(mean),
-                    gtk::glib::markup_escape_text(spread)
-                ));
-            }
-            value.add_css_class("numeric");
+            let value = cell_label(cell, stacked);
             if best.contains(&column) {
                 // The best of its core type: bold and coloured, and said in words too.
                 value.add_css_class("heading");
@@ -216,7 +303,27 @@ pub fn fill_grid(grid: &gtk::Grid, outcome: &Outcome) {
             grid.attach(&value, place as i32 + 1, line, 1, 1);
         }
     }
-    log_fit(grid);
+}
+
+/// A figure, its spread in small type (so that four settings fit side by side), beneath it
+/// when `stacked`.
+fn cell_label(cell: &str, stacked: bool) -> gtk::Label {
+    let value = gtk::Label::builder()
+        .label(cell)
+        .xalign(1.0)
+        .justify(gtk::Justification::Right)
+        .selectable(true)
+        .build();
+    if let Some((mean, spread)) = cell.split_once(" ± ") {
+        let between = if stacked { "\n" } else { " " };
+        value.set_markup(&format!(
+            "{}<small>{between}±{}</small>",
+            gtk::glib::markup_escape_text(mean),
+            gtk::glib::markup_escape_text(spread)
+        ));
+    }
+    value.add_css_class("numeric");
+    value
 }
 
 /// The order the columns are shown in: by CPU (the table's own order of its first setting),
@@ -240,15 +347,20 @@ fn column_order(headings: &[ColumnHeading]) -> Vec<usize> {
         .collect()
 }
 
-/// Logs, once the table is laid out, how wide it must be (its labels wrapped) against the
-/// room it has: whether every column is in view without scrolling (the window tests read
-/// it).
-fn log_fit(grid: &gtk::Grid) {
-    grid.add_tick_callback(|grid, _| {
-        let (minimum, _, _, _) = grid.measure(gtk::Orientation::Horizontal, -1);
-        let room = grid.parent().map_or(0, |parent| parent.width());
+/// Logs, once `form` of the table is laid out (when it is shown), how wide it must be (its
+/// labels wrapped) against the room the page gives it: whether everything is in view without
+/// scrolling (the window tests read it).
+fn log_fit(table: &impl IsA<gtk::Widget>, form: &'static str) {
+    table.add_tick_callback(move |table, _| {
+        let (minimum, _, _, _) = table.measure(gtk::Orientation::Horizontal, -1);
+        let room = table
+            .ancestor(gtk::ScrolledWindow::static_type())
+            .map_or(0, |scrolled| scrolled.width());
         if room > 0 {
-            gtk::glib::g_debug!("pacer", "result table: {minimum} px wide in {room} px");
+            gtk::glib::g_debug!(
+                "pacer",
+                "result table {form}: {minimum} px wide in {room} px"
+            );
             gtk::glib::ControlFlow::Break
         } else {
             gtk::glib::ControlFlow::Continue

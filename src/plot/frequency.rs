@@ -8,6 +8,7 @@
 //!
 //! Over 500 lines with its unit tests.
 
+use pacer_bench::table::cores_of_type;
 use pacer_core::i18n::{fill, gettext};
 use pacer_core::values::CoreType;
 use plotters::prelude::*;
@@ -28,16 +29,6 @@ pub struct FrequencyMarks {
     pub min_khz: Option<u32>,
     pub base_khz: Option<u32>,
     pub max_khz: Option<u32>,
-}
-
-/// What the legend (and the readout) calls the cores of a type.
-pub(super) fn core_type_label(core_type: Option<CoreType>) -> String {
-    match core_type {
-        Some(CoreType::Performance) => gettext("P-cores"),
-        Some(CoreType::Efficiency) => gettext("E-cores"),
-        Some(CoreType::LowPower) => gettext("Low-power cores"),
-        None => gettext("Cores"),
-    }
 }
 
 /// Below this size there is no room for axes and data; nothing is drawn.
@@ -542,7 +533,7 @@ fn draw_legend(
     let labels: Vec<(Option<CoreType>, String)> = TYPES_IN_ORDER
         .into_iter()
         .filter(|&core_type| history.cpus().iter().any(|cpu| cpu.core_type == core_type))
-        .map(|core_type| (core_type, core_type_label(core_type)))
+        .map(|core_type| (core_type, cores_of_type(core_type)))
         .collect();
     let entries: Vec<LegendEntry<'_>> = labels
         .iter()

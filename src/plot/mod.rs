@@ -9,6 +9,7 @@ mod error;
 mod frequency;
 mod history;
 mod palette;
+mod png;
 mod ramp;
 mod raster;
 mod readout;
@@ -20,7 +21,8 @@ pub use self::{
     frequency::{FrequencyLayers, FrequencyMarks},
     history::{FrequencyHistory, TracedCpu, TypeSummary},
     palette::Palette,
-    ramp::{draw_ramp, ramp_png, RampSeries},
+    png::ramp_png,
+    ramp::{draw_ramp, FrequencyTrace, Line, RampChart, RampSeries},
     readout::Readout,
     strip::Shown,
     widget::{FrequencyPlot, RampPlot},

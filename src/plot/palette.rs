@@ -2,8 +2,11 @@
 //! palette so that the plots sit well next to libadwaita widgets.
 //!
 //! Core types differ in hue and not only in shade (blue, orange, purple, grey), so that they
-//! stay apart for the common forms of colour blindness. Each light-style colour keeps a
-//! contrast of about 3:1 or more against white, each dark-style colour against #1e1e1e.
+//! stay apart for the common forms of colour blindness, and so do the settings a comparison
+//! charts (blue, orange, green, purple). Each light-style colour keeps a contrast of 4.5:1 or
+//! more against white and libadwaita's light window background, each dark-style colour
+//! against its dark view and window backgrounds (WCAG's level for text, which the lines'
+//! labels and readouts are coloured like).
 
 use pacer_core::values::CoreType;
 use plotters::style::RGBColor;
@@ -22,22 +25,32 @@ pub struct Palette {
     pub low_power: RGBColor,
     /// Cores of a machine whose cores are all alike.
     pub untyped: RGBColor,
+    /// The settings of a comparison, A to D, in order.
+    pub settings: [RGBColor; 4],
 }
 
 impl Palette {
-    /// For a light style: HIG blue 4, orange 4, purple 3 and dark 1 on white.
+    /// For a light style: HIG blue 4, orange 5, purple 3 and dark 1 on white; for settings
+    /// blue 4, orange 5, a green darker than the HIG's (whose greens are too light on white)
+    /// and purple 4.
     pub const LIGHT: Palette = Palette {
         background: RGBColor(0xff, 0xff, 0xff),
         foreground: RGBColor(0x24, 0x1f, 0x31),
         grid: RGBColor(0xde, 0xdd, 0xda),
         performance: RGBColor(0x1c, 0x71, 0xd8),
-        efficiency: RGBColor(0xe6, 0x61, 0x00),
+        efficiency: RGBColor(0xc6, 0x46, 0x00),
         low_power: RGBColor(0x91, 0x41, 0xac),
         untyped: RGBColor(0x5e, 0x5c, 0x64),
+        settings: [
+            RGBColor(0x1c, 0x71, 0xd8),
+            RGBColor(0xc6, 0x46, 0x00),
+            RGBColor(0x1b, 0x7a, 0x48),
+            RGBColor(0x81, 0x3d, 0x9c),
+        ],
     };
 
     /// For a dark style: HIG blue 2, orange 2, purple 1 and light 4 on libadwaita's dark
-    /// view background.
+    /// view background; for settings blue 2, orange 2, green 2 and purple 1.
     pub const DARK: Palette = Palette {
         background: RGBColor(0x1e, 0x1e, 0x1e),
         foreground: RGBColor(0xde, 0xdd, 0xda),
@@ -46,6 +59,12 @@ impl Palette {
         efficiency: RGBColor(0xff, 0xa3, 0x48),
         low_power: RGBColor(0xdc, 0x8a, 0xdd),
         untyped: RGBColor(0xc0, 0xbf, 0xbc),
+        settings: [
+            RGBColor(0x62, 0xa0, 0xea),
+            RGBColor(0xff, 0xa3, 0x48),
+            RGBColor(0x57, 0xe3, 0x89),
+            RGBColor(0xdc, 0x8a, 0xdd),
+        ],
     };
 
     pub fn for_dark(dark: bool) -> Palette {
@@ -63,6 +82,11 @@ impl Palette {
             Some(CoreType::LowPower) => self.low_power,
             None => self.untyped,
         }
+    }
+
+    /// The colour of the setting at `index` of a comparison (0 for a plain measurement).
+    pub fn setting(&self, index: usize) -> RGBColor {
+        self.settings[index % self.settings.len()]
     }
 }
 
@@ -88,14 +112,40 @@ mod tests {
         (a.max(b) + 0.05) / (a.min(b) + 0.05)
     }
 
+    /// libadwaita 1.2's window backgrounds, around the plots' frames.
+    const LIGHT_WINDOW: RGBColor = RGBColor(0xfa, 0xfa, 0xfa);
+    const DARK_WINDOW: RGBColor = RGBColor(0x24, 0x24, 0x24);
+
     #[test]
-    fn every_line_colour_is_readable_on_its_background() {
-        for palette in [Palette::for_dark(false), Palette::for_dark(true)] {
-            for core_type in super::super::history::TYPES_IN_ORDER {
-                let ratio = contrast(palette.core(core_type), palette.background);
-                assert!(ratio >= 3.0, "{core_type:?} {ratio:.2} in {palette:?}");
+    fn every_line_colour_has_4_5_to_1_against_light_and_dark_backgrounds() {
+        for (palette, window) in [
+            (Palette::for_dark(false), LIGHT_WINDOW),
+            (Palette::for_dark(true), DARK_WINDOW),
+        ] {
+            let lines = super::super::history::TYPES_IN_ORDER
+                .map(|core_type| palette.core(core_type))
+                .into_iter()
+                .chain((0..4).map(|index| palette.setting(index)));
+            for line in lines {
+                for behind in [palette.background, window] {
+                    let ratio = contrast(line, behind);
+                    assert!(ratio >= 4.5, "{line:?} on {behind:?}: {ratio:.2}");
+                }
             }
             assert!(contrast(palette.foreground, palette.background) >= 7.0);
+        }
+        // The check itself: black on white is 21:1, a light grey on white fails.
+        assert!((contrast(RGBColor(0, 0, 0), RGBColor(0xff, 0xff, 0xff)) - 21.0).abs() < 0.01);
+        assert!(contrast(RGBColor(0xe6, 0x61, 0x00), LIGHT_WINDOW) < 4.5);
+    }
+
+    #[test]
+    fn settings_have_colours_of_their_own() {
+        for palette in [Palette::LIGHT, Palette::DARK] {
+            let mut colours = palette.settings.to_vec();
+            colours.dedup();
+            assert_eq!(colours.len(), 4);
+            assert_eq!(palette.setting(4), palette.setting(0));
         }
     }
 }

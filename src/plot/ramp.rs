@@ -1,33 +1,65 @@
 //! The ramp-up chart: how quickly throughput reaches its steady state after work arrives, one
-//! line per measured setting, on a logarithmic time axis from 1 ms to 1 s, and its export to
-//! PNG.
+//! colour per measured setting and one line style per core type, on a logarithmic time axis
+//! from 1 ms to 1 s; while a measurement runs, each trial's curve as it grows and the measured
+//! CPU's frequency in a strip beneath.
 //!
-//! Plotters draws the axes; the series go straight to cairo, which can dash them, so that
-//! settings measured on the same core type (same colour) stay apart by dash and marker.
-
-use std::path::Path;
+//! Plotters draws the axes; the series go straight to cairo, which can dash them.
+//!
+//! Longer than most files: the chart, its frequency strip and their tests (a third of it).
 
 use pacer_core::i18n::{fill, gettext};
 use pacer_core::values::CoreType;
 use plotters::prelude::*;
 use plotters_cairo::CairoBackend;
-use relm4::gtk::cairo::{Context, Format, ImageSurface, LineJoin};
-use relm4::gtk::gdk_pixbuf::{Colorspace, Pixbuf};
-use relm4::gtk::glib;
+use relm4::gtk::cairo::{Context, LineJoin};
 
 use super::canvas::{self, LegendEntry, Marker, FONT_FAMILY, FONT_SIZE};
 use super::error::PlotError;
+use super::history::TYPES_IN_ORDER;
 use super::palette::Palette;
 
-/// One measured setting's ramp-up.
+/// What the chart shows.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RampChart {
+    pub series: Vec<RampSeries>,
+    /// The measured CPU's frequency during the trial running now, drawn beneath.
+    pub frequency: Option<FrequencyTrace>,
+}
+
+/// One line: a setting's mean ramp-up on one CPU, or a single trial's.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RampSeries {
-    /// Names the setting in the legend, already translated.
-    pub label: String,
-    /// The type of the core measured; picks the colour.
+    /// Names the line in the legend, already translated; `None` leaves it out (trials).
+    pub label: Option<String>,
+    /// The setting's place in a comparison (0 for a plain measurement); picks the colour.
+    pub setting: usize,
+    /// The type of the core measured; picks the dash and marker.
     pub core_type: Option<CoreType>,
+    pub line: Line,
     /// (end of the measuring window in ms since work began, throughput in % of steady state),
     /// in time order.
+    pub points: Vec<(f64, f64)>,
+}
+
+/// How a line is drawn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Line {
+    /// The mean over trials: bold, with a marker at each window.
+    Mean,
+    /// A finished trial: thin and faint, behind the means.
+    Trial,
+    /// The trial running now: thin and full.
+    Running,
+}
+
+/// A CPU's frequency over a trial.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FrequencyTrace {
+    /// `CPU 7 (P-core)`, already translated.
+    pub label: String,
+    pub setting: usize,
+    pub core_type: Option<CoreType>,
+    /// (ms since work began, MHz).
     pub points: Vec<(f64, f64)>,
 }
 
@@ -40,7 +72,9 @@ const TOP_PERCENT: f64 = 110.0;
 const REACHED_PERCENT: f64 = 95.0;
 const MIN_WIDTH: u32 = 160;
 const MIN_HEIGHT: u32 = 100;
-/// How series of one core type tell themselves apart, by their order among that type.
+/// The frequency strip's height, below the chart's time axis.
+const STRIP_HEIGHT: u32 = 64;
+/// Core types' dashes, in [`TYPES_IN_ORDER`]: P solid, E dashed, LP dotted, untyped dash-dot.
 const DASHES: [&[f64]; 4] = [&[], &[7.0, 3.0], &[2.0, 2.5], &[9.0, 3.0, 2.0, 3.0]];
 
 /// Draws the chart into `cr`, which covers `width` × `height` pixels from its origin. The
@@ -49,11 +83,28 @@ pub fn draw_ramp(
     cr: &Context,
     width: u32,
     height: u32,
-    series: &[RampSeries],
+    chart: &RampChart,
     palette: &Palette,
 ) -> Result<(), PlotError> {
     canvas::draw_saved(cr, (width, height), (MIN_WIDTH, MIN_HEIGHT), || {
-        draw(cr, width, height, series, palette)
+        let strip = chart
+            .frequency
+            .as_ref()
+            .filter(|trace| !trace.points.is_empty() && height >= MIN_HEIGHT + STRIP_HEIGHT);
+        let chart_height = height - strip.map_or(0, |_| STRIP_HEIGHT);
+        // Plotters scales the context from the clip to the size it is given: the chart's
+        // own part, so that it is drawn there at scale 1.
+        cr.save()?;
+        cr.rectangle(0.0, 0.0, f64::from(width), f64::from(chart_height));
+        cr.clip();
+        let area = draw(cr, width, chart_height, &chart.series, palette);
+        cr.restore()?;
+        let area = area?;
+        if let Some(trace) = strip {
+            let top = f64::from(chart_height) + 4.0;
+            draw_frequency(cr, &area, (top, f64::from(height) - 4.0), trace, palette)?;
+        }
+        Ok(())
     })
 }
 
@@ -77,13 +128,14 @@ impl Area {
     }
 }
 
+/// Draws the axes and the series; returns where the plotting area lies.
 fn draw(
     cr: &Context,
     width: u32,
     height: u32,
     series: &[RampSeries],
     palette: &Palette,
-) -> Result<(), PlotError> {
+) -> Result<Area, PlotError> {
     let area = {
         let backend = CairoBackend::new(cr, (width, height))
             .map_err(|error| PlotError::Layout(error.to_string()))?;
@@ -143,21 +195,24 @@ fn draw(
     );
     cr.clip();
     draw_reached_line(cr, &area, palette)?;
-    let styles = series_styles(series);
     cr.set_line_join(LineJoin::Round);
-    for (one, &(dash, marker)) in series.iter().zip(&styles) {
-        draw_series(cr, &area, one, dash, marker, palette)?;
+    // Trials behind, then the running one, then the means on top.
+    for line in [Line::Trial, Line::Running, Line::Mean] {
+        for one in series.iter().filter(|one| one.line == line) {
+            draw_series(cr, &area, one, palette)?;
+        }
     }
     cr.restore()?;
 
     let entries: Vec<LegendEntry<'_>> = series
         .iter()
-        .zip(&styles)
-        .map(|(one, &(dash, marker))| LegendEntry {
-            label: &one.label,
-            color: palette.core(one.core_type),
-            dash,
-            marker: Some(marker),
+        .filter_map(|one| {
+            Some(LegendEntry {
+                label: one.label.as_deref()?,
+                color: palette.setting(one.setting),
+                dash: dash_of(one.core_type),
+                marker: (one.line == Line::Mean).then(|| marker_of(one.core_type)),
+            })
         })
         .collect();
     canvas::legend_box(
@@ -169,25 +224,23 @@ fn draw(
         palette.background,
         palette.grid,
     )?;
-    Ok(())
+    Ok(area)
 }
 
-/// The dash and marker of each series: the n-th series of a core type takes the n-th of each.
-fn series_styles(series: &[RampSeries]) -> Vec<(&'static [f64], Marker)> {
-    series
+/// The place of `core_type` in [`TYPES_IN_ORDER`], which picks its line style.
+fn type_index(core_type: Option<CoreType>) -> usize {
+    TYPES_IN_ORDER
         .iter()
-        .enumerate()
-        .map(|(index, one)| {
-            let nth = series[..index]
-                .iter()
-                .filter(|earlier| earlier.core_type == one.core_type)
-                .count();
-            (
-                DASHES[nth % DASHES.len()],
-                Marker::ALL[nth % Marker::ALL.len()],
-            )
-        })
-        .collect()
+        .position(|&t| t == core_type)
+        .unwrap_or(0)
+}
+
+fn dash_of(core_type: Option<CoreType>) -> &'static [f64] {
+    DASHES[type_index(core_type)]
+}
+
+fn marker_of(core_type: Option<CoreType>) -> Marker {
+    Marker::ALL[type_index(core_type)]
 }
 
 /// The 95 % line, labelled at its left end where ramps are still low.
@@ -210,8 +263,6 @@ fn draw_series(
     cr: &Context,
     area: &Area,
     series: &RampSeries,
-    dash: &[f64],
-    marker: Marker,
     palette: &Palette,
 ) -> Result<(), PlotError> {
     // A logarithmic axis has no place for times of zero or less.
@@ -222,84 +273,107 @@ fn draw_series(
             .filter(|(ms, percent)| *ms > 0.0 && ms.is_finite() && percent.is_finite())
             .map(|&(ms, percent)| (area.x(ms), area.y(percent)))
     };
-    canvas::set_source(cr, palette.core(series.core_type));
-    cr.set_line_width(2.0);
-    cr.set_dash(dash, 0.0);
-    for (index, (x, y)) in points().enumerate() {
+    let (width, alpha) = match series.line {
+        Line::Mean => (2.0, 1.0),
+        Line::Trial => (1.0, 0.35),
+        Line::Running => (1.5, 1.0),
+    };
+    let color = palette.setting(series.setting);
+    canvas::set_source_alpha(cr, color, alpha);
+    cr.set_line_width(width);
+    cr.set_dash(dash_of(series.core_type), 0.0);
+    trace_path(cr, points());
+    cr.stroke()?;
+    cr.set_dash(&[], 0.0);
+    if series.line == Line::Mean {
+        let marker = marker_of(series.core_type);
+        for (x, y) in points() {
+            marker.add_to_path(cr, x, y, 6.0);
+        }
+        cr.fill()?;
+    }
+    Ok(())
+}
+
+/// A path through `points`.
+fn trace_path(cr: &Context, points: impl Iterator<Item = (f64, f64)>) {
+    for (index, (x, y)) in points.enumerate() {
         if index == 0 {
             cr.move_to(x, y);
         } else {
             cr.line_to(x, y);
         }
     }
-    cr.stroke()?;
-    cr.set_dash(&[], 0.0);
-    for (x, y) in points() {
-        marker.add_to_path(cr, x, y, 6.0);
-    }
-    cr.fill()?;
-    Ok(())
 }
 
-/// Saves the chart as a PNG image of `width` × `height` pixels on the palette's background.
-pub fn ramp_png(
-    path: &Path,
-    width: u32,
-    height: u32,
-    series: &[RampSeries],
+/// The frequency strip between `top` and `bottom`, on the chart's time axis: the trace from
+/// 0 to its highest reading, labelled with the CPU and that reading.
+fn draw_frequency(
+    cr: &Context,
+    area: &Area,
+    (top, bottom): (f64, f64),
+    trace: &FrequencyTrace,
     palette: &Palette,
 ) -> Result<(), PlotError> {
-    let too_large = || PlotError::Layout(format!("an image of {width} × {height} pixels"));
-    let (w, h) = (
-        i32::try_from(width).map_err(|_| too_large())?,
-        i32::try_from(height).map_err(|_| too_large())?,
-    );
-    if w == 0 || h == 0 {
-        return Err(too_large());
+    let highest = trace
+        .points
+        .iter()
+        .map(|&(_, mhz)| mhz)
+        .filter(|mhz| mhz.is_finite())
+        .fold(0.0, f64::max);
+    if highest <= 0.0 {
+        return Ok(());
     }
-    let mut surface = ImageSurface::create(Format::ARgb32, w, h)?;
-    {
-        let cr = Context::new(&surface)?;
-        canvas::set_source(&cr, palette.background);
-        cr.paint()?;
-        draw_ramp(&cr, width, height, series, palette)?;
-    }
-    let stride = usize::try_from(surface.stride()).map_err(|_| too_large())?;
-    let rgba = unpremultiplied_rgba(&surface.data()?, stride, width as usize, height as usize);
-    // Gdk-pixbuf rather than a GdkTexture: a texture may only be made once GTK runs, on its
-    // main thread, and an export must also work from tests and tools without a display.
-    let pixbuf = Pixbuf::from_bytes(
-        &glib::Bytes::from_owned(rgba),
-        Colorspace::Rgb,
-        true,
-        8,
-        w,
-        h,
-        w.checked_mul(4).ok_or_else(too_large)?,
+    let strip = Area {
+        left: area.left,
+        right: area.right,
+        top: top + FONT_SIZE + 2.0,
+        bottom,
+    };
+    // The strip's frame and its scale: 0 at the bottom, the highest reading at the top.
+    canvas::set_source(cr, palette.grid);
+    cr.set_line_width(1.0);
+    cr.rectangle(
+        strip.left.round() + 0.5,
+        strip.top.round() + 0.5,
+        (strip.right - strip.left).round(),
+        (strip.bottom - strip.top).round(),
     );
-    pixbuf.savev(path, "png", &[])?;
+    cr.stroke()?;
+    let y = |mhz: f64| strip.bottom - mhz / highest * (strip.bottom - strip.top);
+    canvas::select_font(cr, FONT_SIZE - 1.0);
+    canvas::set_source(cr, palette.foreground);
+    let label = fill(
+        gettext("{cpu}: frequency, up to {ghz} GHz"),
+        &[
+            ("cpu", &trace.label),
+            ("ghz", &format!("{:.2}", highest / 1000.0)),
+        ],
+    );
+    canvas::show_text(cr, strip.left, top + FONT_SIZE - 2.0, &label)?;
+    cr.save()?;
+    cr.rectangle(
+        strip.left,
+        strip.top,
+        strip.right - strip.left,
+        strip.bottom - strip.top,
+    );
+    cr.clip();
+    canvas::set_source(cr, palette.setting(trace.setting));
+    cr.set_line_width(1.5);
+    cr.set_dash(dash_of(trace.core_type), 0.0);
+    trace_path(
+        cr,
+        trace
+            .points
+            .iter()
+            .filter(|(ms, mhz)| *ms > 0.0 && ms.is_finite() && mhz.is_finite())
+            .map(|&(ms, mhz)| (area.x(ms), y(mhz))),
+    );
+    cr.stroke()?;
+    cr.set_dash(&[], 0.0);
+    cr.restore()?;
     Ok(())
-}
-
-/// Cairo's ARGB32 (native-endian words, colour premultiplied by alpha) as the RGBA bytes with
-/// straight alpha that gdk-pixbuf takes, rows packed.
-fn unpremultiplied_rgba(data: &[u8], stride: usize, width: usize, height: usize) -> Vec<u8> {
-    let mut rgba = Vec::with_capacity(width * height * 4);
-    for row in data.chunks(stride).take(height) {
-        for pixel in row[..(width * 4).min(row.len())].chunks_exact(4) {
-            let argb = u32::from_ne_bytes([pixel[0], pixel[1], pixel[2], pixel[3]]);
-            let alpha = argb >> 24;
-            let straight = |shift: u32| {
-                let channel = (argb >> shift) & 0xff;
-                // Fully transparent pixels have no colour to recover.
-                (channel * 255 + alpha / 2)
-                    .checked_div(alpha)
-                    .map_or(0, |straight| straight.min(255) as u8)
-            };
-            rgba.extend_from_slice(&[straight(16), straight(8), straight(0), alpha as u8]);
-        }
-    }
-    rgba
 }
 
 #[cfg(test)]
@@ -308,10 +382,12 @@ mod tests {
     use super::super::canvas::testing::{count_pixels, render};
     use super::*;
 
-    fn curve(core_type: Option<CoreType>, tau_ms: f64) -> RampSeries {
+    fn curve(setting: usize, core_type: Option<CoreType>, tau_ms: f64) -> RampSeries {
         RampSeries {
-            label: format!("tau {tau_ms} ms"),
+            label: Some(format!("tau {tau_ms} ms")),
+            setting,
             core_type,
+            line: Line::Mean,
             points: (0..30)
                 .map(|n| {
                     let ms = 10f64.powf(f64::from(n) / 10.0);
@@ -321,33 +397,82 @@ mod tests {
         }
     }
 
-    fn settings() -> Vec<RampSeries> {
-        vec![
-            curve(Some(CoreType::Performance), 5.0),
-            curve(Some(CoreType::Performance), 50.0),
-            curve(Some(CoreType::Efficiency), 30.0),
-        ]
+    fn settings() -> RampChart {
+        RampChart {
+            series: vec![
+                curve(0, Some(CoreType::Performance), 5.0),
+                curve(1, Some(CoreType::Performance), 50.0),
+                curve(0, Some(CoreType::Efficiency), 30.0),
+            ],
+            frequency: None,
+        }
     }
 
     #[test]
-    fn draws_each_series_in_its_core_type_colour() {
-        let series = settings();
+    fn draws_each_setting_in_its_colour() {
+        let chart = settings();
         let mut surface = render(640, 300, |cr| {
-            draw_ramp(cr, 640, 300, &series, &Palette::LIGHT)
+            draw_ramp(cr, 640, 300, &chart, &Palette::LIGHT)
         });
         let (from, to) = ((60, 10), (600, 250));
-        assert!(count_pixels(&mut surface, Palette::LIGHT.performance, from, to) > 300);
-        assert!(count_pixels(&mut surface, Palette::LIGHT.efficiency, from, to) > 150);
+        let [a, b, ..] = Palette::LIGHT.settings;
+        assert!(count_pixels(&mut surface, a, from, to) > 300);
+        assert!(count_pixels(&mut surface, b, from, to) > 150);
     }
 
     #[test]
-    fn series_of_one_core_type_differ_in_dash_and_marker() {
-        let series = settings();
-        let styles = series_styles(&series);
-        assert_ne!(styles[0].0, styles[1].0);
-        assert_ne!(styles[0].1, styles[1].1);
-        // The first of another type is drawn like the first of the first type, in its colour.
-        assert_eq!(styles[2], styles[0]);
+    fn core_types_differ_in_dash_and_marker_and_settings_do_not() {
+        let p = Some(CoreType::Performance);
+        let e = Some(CoreType::Efficiency);
+        assert_ne!(dash_of(p), dash_of(e));
+        assert_ne!(marker_of(p), marker_of(e));
+        assert!(dash_of(p).is_empty(), "P-cores solid");
+        let styles: Vec<&[f64]> = TYPES_IN_ORDER.iter().map(|&t| dash_of(t)).collect();
+        for (index, style) in styles.iter().enumerate() {
+            assert!(!styles[..index].contains(style), "{styles:?}");
+        }
+    }
+
+    #[test]
+    fn trials_are_faint_and_the_running_trial_and_frequency_show_beneath() {
+        let mut trial = curve(0, Some(CoreType::Performance), 5.0);
+        trial.line = Line::Trial;
+        trial.label = None;
+        let running = RampSeries {
+            line: Line::Running,
+            label: None,
+            ..curve(1, Some(CoreType::Performance), 50.0)
+        };
+        let chart = RampChart {
+            series: vec![trial, running],
+            frequency: Some(FrequencyTrace {
+                label: "CPU 7 (P-core)".into(),
+                setting: 2,
+                core_type: Some(CoreType::Performance),
+                points: (1..100)
+                    .map(|ms| (f64::from(ms), 800.0 + 40.0 * f64::from(ms)))
+                    .collect(),
+            }),
+        };
+        let (width, height) = (640, 360);
+        let mut surface = render(width, height, |cr| {
+            draw_ramp(cr, width, height, &chart, &Palette::LIGHT)
+        });
+        let [a, b, c, _] = Palette::LIGHT.settings;
+        // A faint trial is drawn lighter than the running one.
+        let faint = count_pixels(&mut surface, a, (60, 10), (600, 280));
+        let running = count_pixels(&mut surface, b, (60, 10), (600, 280));
+        assert!(
+            running > 150 && faint * 3 < running,
+            "{faint} against {running}"
+        );
+        // The frequency in the strip under the chart, in its setting's colour.
+        let strip = (60, (height - STRIP_HEIGHT) as usize);
+        assert!(count_pixels(&mut surface, c, strip, (600, height as usize)) > 50);
+        // Without room for the strip, the chart alone.
+        render(640, 120, |cr| {
+            draw_ramp(cr, 640, 120, &chart, &Palette::DARK)
+        });
     }
 
     #[test]
@@ -380,8 +505,10 @@ mod tests {
     #[test]
     fn no_series_and_unusable_points_draw_without_error() {
         let odd = RampSeries {
-            label: "odd".into(),
+            label: Some("odd".into()),
+            setting: 7,
             core_type: None,
+            line: Line::Mean,
             points: vec![
                 (0.0, 50.0),
                 (-3.0, 10.0),
@@ -390,40 +517,13 @@ mod tests {
             ],
         };
         for series in [vec![], vec![odd]] {
+            let chart = RampChart {
+                series,
+                frequency: None,
+            };
             render(640, 300, |cr| {
-                draw_ramp(cr, 640, 300, &series, &Palette::DARK)
+                draw_ramp(cr, 640, 300, &chart, &Palette::DARK)
             });
         }
-    }
-
-    #[test]
-    fn exports_an_opaque_png() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("ramp.png");
-        ramp_png(&path, 640, 300, &settings(), &Palette::DARK).unwrap();
-        let bytes = std::fs::read(&path).unwrap();
-        assert_eq!(bytes[..8], *b"\x89PNG\r\n\x1a\n");
-        assert!(bytes.len() > 1024, "{}", bytes.len());
-        let image = Pixbuf::from_file(&path).unwrap();
-        assert_eq!((image.width(), image.height()), (640, 300));
-        let corner = &image.read_pixel_bytes()[..4];
-        let dark = Palette::DARK.background;
-        assert_eq!(corner, [dark.0, dark.1, dark.2, 255]);
-    }
-
-    #[test]
-    fn an_empty_image_is_refused() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("ramp.png");
-        assert!(ramp_png(&path, 0, 300, &settings(), &Palette::LIGHT).is_err());
-        assert!(!path.exists());
-    }
-
-    #[test]
-    fn straightens_premultiplied_colour() {
-        // Half-transparent pure red, premultiplied: 0x80800000 in cairo's native-endian words.
-        let pixel = 0x8080_0000u32.to_ne_bytes();
-        assert_eq!(unpremultiplied_rgba(&pixel, 4, 1, 1), [255, 0, 0, 0x80]);
-        assert_eq!(unpremultiplied_rgba(&[0; 4], 4, 1, 1), [0, 0, 0, 0]);
     }
 }

@@ -12,7 +12,7 @@ use relm4::gtk::{self, glib, prelude::*};
 use super::frequency::{FrequencyLayers, FrequencyMarks};
 use super::history::{FrequencyHistory, TracedCpu, TypeSummary};
 use super::palette::Palette;
-use super::ramp::{draw_ramp, RampSeries};
+use super::ramp::{draw_ramp, RampChart};
 use super::readout::Readout;
 use super::strip::Shown;
 use super::trace::WINDOW;
@@ -298,21 +298,21 @@ impl FrequencyPlot {
     }
 }
 
-/// The ramp-up chart of the measured settings.
+/// The ramp-up chart of the measured settings, or of the measurement running now.
 #[derive(Debug, Clone)]
 pub struct RampPlot {
     area: gtk::DrawingArea,
-    series: Rc<RefCell<Vec<RampSeries>>>,
+    chart: Rc<RefCell<RampChart>>,
 }
 
 impl RampPlot {
     pub fn new() -> Self {
         let area = plot_area(
             &gettext("Ramp-up: throughput against time since work began"),
-            260,
+            320,
         );
-        let series: Rc<RefCell<Vec<RampSeries>>> = Rc::default();
-        let drawn = Rc::clone(&series);
+        let chart: Rc<RefCell<RampChart>> = Rc::default();
+        let drawn = Rc::clone(&chart);
         area.set_draw_func(move |_, cr, width, height| {
             let result = draw_ramp(
                 cr,
@@ -325,17 +325,19 @@ impl RampPlot {
                 glib::g_warning!("pacer", "cannot draw the ramp-up chart: {}", error);
             }
         });
-        RampPlot { area, series }
+        RampPlot { area, chart }
     }
 
     pub fn widget(&self) -> &gtk::DrawingArea {
         &self.area
     }
 
-    /// Replaces the series shown and redraws.
-    pub fn set_series(&self, series: Vec<RampSeries>) {
-        *self.series.borrow_mut() = series;
-        self.area.queue_draw();
+    /// Replaces what is shown and redraws.
+    pub fn set_chart(&self, chart: RampChart) {
+        if *self.chart.borrow() != chart {
+            *self.chart.borrow_mut() = chart;
+            self.area.queue_draw();
+        }
     }
 }
 

@@ -58,9 +58,9 @@ fn trials(raise_priority: bool, disturbance: impl Fn() -> Option<Competitor> + S
             std::thread::scope(|scope| {
                 scope
                     .spawn(|| {
-                        let mut buffer = ramp::buffer_for(setup.duration);
+                        let buffer = ramp::buffer_for(setup.duration);
                         let _competitor = disturbance();
-                        ramp::trial(&root, &setup, &mut buffer, &cancel)
+                        ramp::trial(&root, &setup, &buffer, &cancel)
                             .unwrap()
                             .unwrap()
                     })
@@ -138,12 +138,13 @@ fn forty_ms_competitor() {
             scope
                 .spawn(|| {
                     ramp::pin_to(CPU).unwrap();
-                    let mut buffer = ramp::buffer_for(DURATION);
+                    let buffer = ramp::buffer_for(DURATION);
                     let _competitor =
                         Competitor::once(CPU, Duration::from_millis(40), Duration::ZERO);
-                    ramp::sampled_run(DURATION, &mut buffer, &cancel);
-                    let gaps = Gaps::find(&buffer);
-                    (buffer, gaps)
+                    ramp::sampled_run(DURATION, &buffer, &cancel);
+                    let samples = buffer.to_vec();
+                    let gaps = Gaps::find(&samples);
+                    (samples, gaps)
                 })
                 .join()
                 .unwrap()

@@ -128,6 +128,11 @@ impl Setting {
     }
 }
 
+/// The letter naming the setting at `index` of a comparison: A, B, C, …
+pub fn setting_letter(index: usize) -> String {
+    char::from(b'A' + (index % 26) as u8).to_string()
+}
+
 /// Reads `key=value[,key=value…]`, as `pacerctl measure compare --setting` takes it.
 pub fn parse_setting(text: &str) -> Result<Setting, SettingError> {
     let mut setting = Setting::default();

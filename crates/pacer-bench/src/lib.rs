@@ -6,8 +6,10 @@
 pub mod compare;
 pub mod disturb;
 pub mod energy;
+pub mod live;
 pub mod model;
 pub mod offcpu;
+pub mod progress;
 pub mod ramp;
 pub mod report;
 pub mod sched;

@@ -1,9 +1,14 @@
 //! A ramp report from a simulated machine's model instead of a measurement: what its
 //! governor and EPP would give, in the same schema-1 report.
 
-use pacer_core::machine::Snapshot;
-use pacer_core::sim::SimMachine;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
+use pacer_core::machine::Snapshot;
+use pacer_core::sim::{Ramp, SimMachine};
+
+use crate::live::{curve_times, REPORT_EVERY};
+use crate::progress::{Progress, Stage, TimeLeft};
 use crate::report::{Clock, RampReport, RampRun, Settings, Window, SCHEMA};
 use crate::stats::Statistic;
 use crate::trace::WINDOWS_MS;
@@ -22,10 +27,7 @@ pub fn simulated_ramp(
     let runs = cpus
         .iter()
         .filter_map(|&cpu| {
-            let sim_cpu = machine.cpu(cpu)?;
-            let policy = machine.policies.iter().find(|p| p.cpus.contains(&cpu))?;
-            let ramp = machine.ramp(policy, sim_cpu.kind);
-            let steady_mhz = f64::from(machine.steady_khz(policy)) / 1000.0;
+            let (ramp, steady_mhz) = model_of(machine, cpu)?;
             Some(RampRun {
                 cpu,
                 core_type: snapshot.cpu(cpu).and_then(|c| c.core_type),
@@ -55,4 +57,67 @@ pub fn simulated_ramp(
         clock: Clock::OnCpu,
         runs,
     }
+}
+
+/// The model's ramp of each of `cpus` played out in time as a measurement runs: a run of
+/// `duration` on each CPU, one after the other, its curve and frequency reported as they
+/// grow, then the report of the CPUs played to the end (`cancel` stops it).
+pub fn played_ramp(
+    machine: &SimMachine,
+    snapshot: &Snapshot,
+    cpus: &[u32],
+    profile: Option<String>,
+    duration: Duration,
+    progress: &mut dyn FnMut(Progress),
+    cancel: &AtomicBool,
+) -> RampReport {
+    let mut played = Vec::new();
+    let mut time_left = TimeLeft::new(cpus.len(), duration);
+    for &cpu in cpus {
+        let Some((ramp, steady_mhz)) = model_of(machine, cpu) else {
+            continue;
+        };
+        let began = Instant::now();
+        let mut report = |stage, until_ms: f64| {
+            progress(Progress {
+                cpu,
+                trial: 1,
+                trials: 1,
+                stage,
+                curve: curve_times(until_ms)
+                    .map(|ms| (ms, 100.0 * ramp.average_until(ms)))
+                    .collect(),
+                mhz: curve_times(until_ms)
+                    .map(|ms| (ms, steady_mhz * ramp.fraction_at(ms)))
+                    .collect(),
+                left: time_left.left(began.elapsed()),
+            });
+        };
+        report(Stage::Waiting, 0.0);
+        loop {
+            std::thread::sleep(REPORT_EVERY.min(duration.saturating_sub(began.elapsed())));
+            if cancel.load(Ordering::Relaxed) {
+                return simulated_ramp(machine, snapshot, &played, profile);
+            }
+            let elapsed = began.elapsed();
+            if elapsed >= duration {
+                report(Stage::Done, duration.as_secs_f64() * 1e3);
+                break;
+            }
+            report(Stage::Running, elapsed.as_secs_f64() * 1e3);
+        }
+        time_left.trial_done();
+        played.push(cpu);
+    }
+    simulated_ramp(machine, snapshot, &played, profile)
+}
+
+/// The ramp of `cpu`'s cores and the frequency (MHz) it settles at.
+fn model_of(machine: &SimMachine, cpu: u32) -> Option<(Ramp, f64)> {
+    let sim_cpu = machine.cpu(cpu)?;
+    let policy = machine.policies.iter().find(|p| p.cpus.contains(&cpu))?;
+    Some((
+        machine.ramp(policy, sim_cpu.kind),
+        f64::from(machine.steady_khz(policy)) / 1000.0,
+    ))
 }

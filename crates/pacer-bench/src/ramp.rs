@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use pacer_core::SysRoot;
 
 use crate::energy::{EnergyCounter, RunEnergy};
+use crate::live::{self, Points, SharedSamples, Watched};
 use crate::offcpu::Gaps;
 use crate::sched::ThreadCounters;
 use crate::trace::{analyse, Analysis, Sample};
@@ -43,21 +44,23 @@ pub fn confine_to(cpus: &[u32]) -> std::io::Result<()> {
     rustix::thread::sched_setaffinity(None, &set).map_err(std::io::Error::from)
 }
 
-/// Runs the recurrence for `duration`, sampling into `buffer` (cleared; never grown: the run
-/// stops when it is full). Stops early when `cancel` is set.
-pub fn sampled_run(duration: Duration, buffer: &mut Vec<Sample>, cancel: &AtomicBool) {
-    buffer.clear();
+/// Runs the recurrence for `duration`, sampling into `buffer` (a fresh one: the run stops
+/// when it is full), where a watcher may follow it. Stops early when `cancel` is set.
+pub fn sampled_run(duration: Duration, buffer: &SharedSamples, cancel: &AtomicBool) {
     let limit = duration.as_nanos() as u64;
     let mut x = 0.5;
     let mut steps: u64 = 256;
     let mut ops = 0;
     let mut last_ns = 0;
     let start = Instant::now();
-    while buffer.len() < buffer.capacity() {
+    buffer.begin(start);
+    loop {
         x = spin(x, steps);
         ops += steps;
         let ns = start.elapsed().as_nanos() as u64;
-        buffer.push(Sample { ns, ops });
+        if !buffer.push(Sample { ns, ops }) {
+            break;
+        }
         // Steer the chunk toward the target period as the frequency changes.
         let period = (ns - last_ns).max(1);
         last_ns = ns;
@@ -66,6 +69,7 @@ pub fn sampled_run(duration: Duration, buffer: &mut Vec<Sample>, cancel: &Atomic
             break;
         }
     }
+    buffer.end();
     black_box(x);
 }
 
@@ -98,6 +102,9 @@ pub struct Trial {
     /// The package's energy over the run, when RAPL can be read.
     pub energy: Option<RunEnergy>,
     pub operations: u64,
+    /// The run on the core's own time as a chart draws it: (ms, throughput since the work
+    /// began in % of steady), thinned (crate::live::curve).
+    pub curve: Vec<(f64, f64)>,
     /// How the thread ran: alone on its CPU, and at which nice level.
     pub conditions: Conditions,
 }
@@ -206,11 +213,23 @@ pub struct RampSetup {
     pub raise_priority: bool,
 }
 
-/// Runs one trial on the calling thread, which it pins to the CPU.
+/// Runs one trial on the calling thread, which it pins to the CPU, sampling into `buffer` (a
+/// fresh one, which a watcher may follow: it is marked ended however the trial ends).
 pub fn trial(
     root: &SysRoot,
     setup: &RampSetup,
-    buffer: &mut Vec<Sample>,
+    buffer: &SharedSamples,
+    cancel: &AtomicBool,
+) -> std::io::Result<Option<Trial>> {
+    let trial = measured_trial(root, setup, buffer, cancel);
+    buffer.end();
+    trial
+}
+
+fn measured_trial(
+    root: &SysRoot,
+    setup: &RampSetup,
+    buffer: &SharedSamples,
     cancel: &AtomicBool,
 ) -> std::io::Result<Option<Trial>> {
     pin_to(setup.cpu)?;
@@ -232,10 +251,13 @@ pub fn trial(
     if cancel.load(Ordering::Relaxed) {
         return Ok(None);
     }
-    let gaps = Gaps::find(buffer);
-    let (Some(analysis), Some(wall)) = (analyse(&gaps.on_cpu(buffer)), analyse(buffer)) else {
+    let samples = buffer.to_vec();
+    let gaps = Gaps::find(&samples);
+    let on_cpu = gaps.on_cpu(&samples);
+    let (Some(analysis), Some(wall)) = (analyse(&on_cpu), analyse(&samples)) else {
         return Ok(None);
     };
+    let curve = live::curve(&on_cpu, analysis.steady_ops_per_s / 1e9);
     // The same loop without the clock, right after, at the same (steady) speed; set beside
     // the run on the wall clock, which like it holds the interrupts' and hypervisor's time.
     let per_ns = wall.steady_ops_per_s / 1e9;
@@ -245,7 +267,7 @@ pub fn trial(
     } else {
         0.0
     };
-    let last = buffer.last().copied().unwrap_or(Sample { ns: 0, ops: 0 });
+    let last = samples.last().copied().unwrap_or(Sample { ns: 0, ops: 0 });
     let energy = match (energy_before, energy_after, &setup.energy) {
         (Some(before), Some(after), Some(counter)) => Some(RunEnergy {
             used_uj: counter.used_between(before, after),
@@ -266,15 +288,48 @@ pub fn trial(
         sampling_overhead_pct,
         energy,
         operations: last.ops,
+        curve,
         conditions,
     }))
 }
 
 /// A buffer for a run of `duration`: the target period, with room for shorter periods. Its
 /// memory is touched here, so the run does not take page faults.
-pub fn buffer_for(duration: Duration) -> Vec<Sample> {
-    let capacity = (duration.as_nanos() as u64 / TARGET_PERIOD_NS * 4 + 1024) as usize;
-    let mut buffer = vec![Sample { ns: 0, ops: 0 }; capacity];
-    buffer.clear();
-    buffer
+pub fn buffer_for(duration: Duration) -> SharedSamples {
+    SharedSamples::with_capacity(
+        (duration.as_nanos() as u64 / TARGET_PERIOD_NS * 4 + 1024) as usize,
+    )
+}
+
+/// One trial on a thread of its own pinned to the CPU (so the caller stays where it was),
+/// watched from another thread kept off that CPU, whose reports reach `report` here.
+pub fn watched_trial(
+    root: &SysRoot,
+    setup: &RampSetup,
+    steady_per_ns: Option<f64>,
+    cancel: &AtomicBool,
+    report: &mut dyn FnMut(Points, Points),
+) -> std::io::Result<(Option<Trial>, Watched)> {
+    let buffer = &buffer_for(setup.duration);
+    let (sender, reports) = std::sync::mpsc::channel();
+    std::thread::scope(|scope| {
+        let run = scope.spawn(|| trial(root, setup, buffer, cancel));
+        let watcher = scope.spawn(move || {
+            live::keep_off(setup.cpu);
+            live::watch(root, setup.policy, buffer, steady_per_ns, |curve, mhz| {
+                let _ = sender.send((curve, mhz.to_vec()));
+            })
+        });
+        // Ends when the watcher drops its sender, which is when the run ends.
+        while let Ok((curve, mhz)) = reports.recv() {
+            report(curve, mhz);
+        }
+        let watched = watcher
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        let trial = run
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
+        Ok((trial, watched))
+    })
 }

@@ -2,7 +2,7 @@
 //! CPUs or from a simulated machine's model.
 
 use std::sync::atomic::AtomicBool;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use pacer_core::machine::Snapshot;
 use pacer_core::values::{CoreType, DriverMode, Epp, Governor};
@@ -10,6 +10,7 @@ use pacer_core::SysRoot;
 use serde::{Deserialize, Serialize};
 
 use crate::energy::EnergyCounter;
+use crate::progress::{Progress, Stage, TimeLeft, TRIAL_OVERHEAD};
 use crate::ramp::{self, RampSetup, Trial};
 use crate::sched::{AutogroupPriority, Quiet};
 use crate::stats::Statistic;
@@ -199,14 +200,6 @@ impl Default for RampOptions {
     }
 }
 
-/// What a long measurement reports as it goes.
-#[derive(Debug, Clone, Copy)]
-pub struct Progress {
-    pub cpu: u32,
-    pub trial: usize,
-    pub trials: usize,
-}
-
 /// The CPUs to measure by default: the last online CPU of each core type (the last, because
 /// CPU 0 takes more interrupts), or of `core_type` alone when one is given. Empty when no
 /// online CPU is of that type. `core_type` `None` means every type present, cores without a
@@ -252,6 +245,10 @@ pub fn measure_ramp(
         .then(AutogroupPriority::raise)
         .flatten();
     let mut runs = Vec::new();
+    let mut time_left = TimeLeft::new(
+        cpus.len() * options.trials,
+        options.idle_wait + options.duration + TRIAL_OVERHEAD,
+    );
     for &cpu in cpus {
         let setup = RampSetup {
             cpu,
@@ -265,22 +262,26 @@ pub fn measure_ramp(
         let mut trials: Vec<Trial> = Vec::new();
         let mut repeated_trials = 0;
         'trials: for trial in 0..options.trials {
-            progress(Progress {
-                cpu,
-                trial: trial + 1,
-                trials: options.trials,
-            });
+            let trial_began = Instant::now();
+            let mut report = |stage, curve, mhz| {
+                progress(Progress {
+                    cpu,
+                    trial: trial + 1,
+                    trials: options.trials,
+                    stage,
+                    curve,
+                    mhz,
+                    left: time_left.left(trial_began.elapsed()),
+                });
+            };
             for attempt in 0..=MAX_REPEATS {
-                // A thread of its own, pinned to the CPU, so the caller stays where it was.
-                let result = std::thread::scope(|scope| {
-                    scope
-                        .spawn(|| {
-                            let mut buffer = ramp::buffer_for(options.duration);
-                            ramp::trial(root, &setup, &mut buffer, cancel)
-                        })
-                        .join()
-                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-                })?;
+                report(Stage::Waiting, Vec::new(), Vec::new());
+                // The steady rate of the trials before, for the running curve's scale.
+                let steady = trials.last().map(|t| t.analysis.steady_ops_per_s / 1e9);
+                let (result, watched) =
+                    ramp::watched_trial(root, &setup, steady, cancel, &mut |curve, mhz| {
+                        report(Stage::Running, curve, mhz);
+                    })?;
                 if cancel.load(std::sync::atomic::Ordering::Relaxed) {
                     break 'trials;
                 }
@@ -290,9 +291,11 @@ pub fn measure_ramp(
                     repeated_trials += 1;
                     continue;
                 }
+                report(Stage::Done, result.curve.clone(), watched.mhz);
                 trials.push(result);
                 break;
             }
+            time_left.trial_done();
         }
         if trials.is_empty() {
             continue;

@@ -7,8 +7,9 @@ use pacer_core::machine::Snapshot;
 use pacer_core::sim::{RenderError, SimMachine};
 use pacer_core::SysRoot;
 
-use crate::model::simulated_ramp;
-use crate::report::{measure_ramp, Progress, RampOptions, RampReport};
+use crate::model::played_ramp;
+use crate::progress::Progress;
+use crate::report::{measure_ramp, RampOptions, RampReport};
 
 /// Why a ramp could not be had.
 #[derive(Debug, thiserror::Error)]
@@ -22,8 +23,8 @@ pub enum RampError {
     Measurement(#[from] std::io::Error),
 }
 
-/// The ramp of `cpus` on the machine under `root`: from its model on a simulated machine,
-/// measured otherwise. What pacerctl, the window and the helper all do.
+/// The ramp of `cpus` on the machine under `root`: from its model on a simulated machine
+/// (played out in time, as a measurement would run), measured otherwise. What pacerctl, the window and the helper all do.
 pub fn ramp_of(
     root: &SysRoot,
     snapshot: &Snapshot,
@@ -35,7 +36,15 @@ pub fn ramp_of(
 ) -> Result<RampReport, RampError> {
     if snapshot.simulated {
         let machine = SimMachine::load(root.root())?.ok_or(RampError::ModelMissing)?;
-        return Ok(simulated_ramp(&machine, snapshot, cpus, profile));
+        return Ok(played_ramp(
+            &machine,
+            snapshot,
+            cpus,
+            profile,
+            options.duration,
+            progress,
+            cancel,
+        ));
     }
     Ok(measure_ramp(
         root, snapshot, cpus, options, profile, progress, cancel,

@@ -55,16 +55,30 @@ pub struct RampTable {
 
 /// `P-core (CPU 7)`.
 pub fn core_label(run: &RampRun) -> String {
-    let kind = match run.core_type {
+    fill(
+        gettext("{kind} (CPU {cpu})"),
+        &[("kind", &core_kind(run.core_type)), ("cpu", &run.cpu)],
+    )
+}
+
+/// What a legend or sentence calls the cores of a type: `P-cores`, `E-cores`.
+pub fn cores_of_type(core_type: Option<CoreType>) -> String {
+    match core_type {
+        Some(CoreType::Performance) => gettext("P-cores"),
+        Some(CoreType::Efficiency) => gettext("E-cores"),
+        Some(CoreType::LowPower) => gettext("Low-power cores"),
+        None => gettext("Cores"),
+    }
+}
+
+/// `P-core`, `E-core`, `LP E-core`; `core` where cores are all alike.
+pub fn core_kind(core_type: Option<CoreType>) -> String {
+    match core_type {
         Some(CoreType::Performance) => gettext("P-core"),
         Some(CoreType::Efficiency) => gettext("E-core"),
         Some(CoreType::LowPower) => gettext("LP E-core"),
         None => gettext("core"),
-    };
-    fill(
-        gettext("{kind} (CPU {cpu})"),
-        &[("kind", &kind), ("cpu", &run.cpu)],
-    )
+    }
 }
 
 /// `12.3 ± 0.4` with `digits` decimals; the mean alone without spread; `—` without a value.

@@ -36,7 +36,7 @@ pub struct Analysis {
 }
 
 /// Operations done by `ns`, interpolated between samples.
-fn ops_at(samples: &[Sample], ns: u64) -> Option<f64> {
+pub(crate) fn ops_at(samples: &[Sample], ns: u64) -> Option<f64> {
     let after = samples.partition_point(|s| s.ns < ns);
     let next = samples.get(after)?;
     let (t0, o0) = match after.checked_sub(1) {

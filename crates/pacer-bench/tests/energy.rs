@@ -73,8 +73,8 @@ fn power_is_the_packages_and_the_work_is_charged_for_its_time_on_the_cpu() {
         energy: Some(counter),
         raise_priority: false,
     };
-    let mut buffer = ramp::buffer_for(setup.duration);
-    let trial = ramp::trial(&root, &setup, &mut buffer, &AtomicBool::new(false))
+    let buffer = ramp::buffer_for(setup.duration);
+    let trial = ramp::trial(&root, &setup, &buffer, &AtomicBool::new(false))
         .unwrap()
         .unwrap();
     let energy = trial.energy.expect("the counter was read around the run");

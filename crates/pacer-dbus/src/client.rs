@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use futures_util::StreamExt;
 use pacer_bench::compare::{Column, Comparison, Setting};
+use pacer_bench::progress::Progress;
 use pacer_bench::report::RampReport;
 use pacer_core::i18n::{fill, gettext};
 use pacer_core::machine::Snapshot;
@@ -23,6 +24,9 @@ pub const CALL_LIMIT: Duration = Duration::from_secs(120);
 /// What one trial of a ramp may take at the most on top of [`CALL_LIMIT`]: it runs for 1.6 s
 /// (an idle wait and 1.3 s of work), so this only catches a helper that hangs.
 const TRIAL_LIMIT: Duration = Duration::from_secs(10);
+
+/// How long the signals sent before a measurement's answer may take to arrive after it.
+const LAST_SIGNALS: Duration = Duration::from_millis(100);
 
 /// Once a comparison is cancelled, how long the step in flight may take to land, so that the
 /// restore comes after it rather than racing it in the helper.
@@ -224,13 +228,13 @@ pub async fn apply_setting(
 }
 
 /// The ramp on `cpus` measured by the helper (as root: at the highest priority, with
-/// energy), `trials` each; `on_progress(cpu, trial, trials)` as each trial starts. `None`
-/// when there is no helper to ask, so the caller can measure itself.
+/// energy), `trials` each; `on_progress` as each trial waits, runs and ends. `None` when
+/// there is no helper to ask, so the caller can measure itself.
 pub async fn measure_ramp(
     helper: &Helper1Proxy<'static>,
     cpus: &[u32],
     trials: u32,
-    on_progress: impl FnMut(u32, u32, u32),
+    on_progress: impl FnMut(Progress),
 ) -> Result<Option<RampReport>, ClientError> {
     // Without a subscription to its progress there is no helper worth asking either.
     let Ok(progress) = helper.receive_measure_progress().await else {
@@ -248,7 +252,7 @@ async fn measure_with(
     mut progress: MeasureProgressStream,
     cpus: &[u32],
     trials: u32,
-    mut on_progress: impl FnMut(u32, u32, u32),
+    mut on_progress: impl FnMut(Progress),
 ) -> Result<RampReport, ClientError> {
     let runs = u32::try_from(cpus.len())
         .unwrap_or(u32::MAX)
@@ -257,28 +261,37 @@ async fn measure_with(
     let measuring = call_within(limit, helper.measure_ramp(cpus, trials));
     tokio::pin!(measuring);
     let mut following = true;
+    let mut take = |signal: crate::MeasureProgress| {
+        if let Some(progress) = signal
+            .args()
+            .ok()
+            .as_ref()
+            .and_then(crate::progress::from_args)
+        {
+            on_progress(progress);
+        }
+    };
     let json = loop {
         tokio::select! {
             answer = &mut measuring => break answer?,
             signal = progress.next(), if following => match signal {
-                Some(signal) => {
-                    if let Ok(args) = signal.args() {
-                        on_progress(args.cpu, args.trial, args.trials);
-                    }
-                }
+                Some(signal) => take(signal),
                 // The stream ends with the connection: the answer says why.
                 None => following = false,
             },
         }
     };
+    // The last trial's end came before the answer, but the stream may hand it over after.
+    while let Ok(Some(signal)) = tokio::time::timeout(LAST_SIGNALS, progress.next()).await {
+        take(signal);
+    }
     serde_json::from_str(&json).map_err(ClientError::Report)
 }
 
 /// The ramp on `cpus` under each of `settings` in turn, measured by the helper, with the
 /// settings from before restored afterwards, whatever happened.
 ///
-/// `on_progress(column, cpu, trial, trials)` says how far it is: `column` indexes
-/// `settings`. To stop early, resolve `cancel` (`tokio::signal::ctrl_c()`, a oneshot
+/// `on_progress(column, progress)` says how far it is: `column` indexes `settings`. To stop early, resolve `cancel` (`tokio::signal::ctrl_c()`, a oneshot
 /// receiver the window's Cancel button fires): the measurement in flight is cancelled in the
 /// helper, the settings are restored, and the answer is [`ClientError::Cancelled`]. Cancel
 /// this way rather than by dropping the future: a dropped comparison restores nothing until
@@ -290,7 +303,7 @@ pub async fn compare(
     settings: Vec<Setting>,
     cpus: &[u32],
     trials: u32,
-    mut on_progress: impl FnMut(usize, u32, u32, u32),
+    mut on_progress: impl FnMut(usize, Progress),
     cancel: impl Future<Output = ()>,
 ) -> Result<Comparison, ClientError> {
     let saved = Cell::new(call(helper.save_settings()).await?);
@@ -327,7 +340,7 @@ async fn measure_each(
     settings: Vec<Setting>,
     cpus: &[u32],
     trials: u32,
-    on_progress: &mut impl FnMut(usize, u32, u32, u32),
+    on_progress: &mut impl FnMut(usize, Progress),
     (stop, saved): (&Cell<bool>, &Cell<u32>),
 ) -> Result<Vec<Column>, ClientError> {
     let mut columns = Vec::new();
@@ -346,8 +359,8 @@ async fn measure_each(
             break;
         }
         let progress = helper.receive_measure_progress().await?;
-        let mut result = measure_with(helper, progress, cpus, trials, |cpu, trial, trials| {
-            on_progress(index, cpu, trial, trials);
+        let mut result = measure_with(helper, progress, cpus, trials, |progress| {
+            on_progress(index, progress);
         })
         .await?;
         result.settings.profile = active_profile().await;

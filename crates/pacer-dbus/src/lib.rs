@@ -5,6 +5,7 @@
 
 pub mod client;
 mod problem;
+pub mod progress;
 
 pub use problem::{echo, ErrorKind, Problem, ECHO_LIMIT};
 
@@ -198,9 +199,21 @@ pub trait Helper1 {
     #[zbus(allow_interactive_auth)]
     fn cancel_measurement(&self) -> zbus::Result<()>;
 
-    /// A measurement's progress: trial `trial` of `trials` on `cpu`.
+    /// A measurement's progress: trial `trial` of `trials` on `cpu`, its stage (0 waiting
+    /// for the CPU to go idle, 1 running, 2 done), the whole measurement's time left, the
+    /// trial's curve so far and the CPU's frequency ([`progress`]).
+    #[allow(clippy::too_many_arguments)]
     #[zbus(signal)]
-    fn measure_progress(&self, cpu: u32, trial: u32, trials: u32) -> zbus::Result<()>;
+    fn measure_progress(
+        &self,
+        cpu: u32,
+        trial: u32,
+        trials: u32,
+        stage: u8,
+        left_ms: u32,
+        curve: Vec<(f64, f64)>,
+        mhz: Vec<(f64, f64)>,
+    ) -> zbus::Result<()>;
 
     /// A setting changed: `what` (`governor`, `epp`, `boost`, `eas`, `mode`, `restore`) on
     /// `policies` (empty for machine-wide settings).

@@ -6,10 +6,15 @@
 //! these are the helper's methods; the pieces they share live in `authority`, `validate`,
 //! `journal` and `kernel`.
 
+// zbus::interface gives MeasureProgress's emitter eight arguments (the signal's seven and
+// the emitter), beyond the reach of an attribute on the signal itself.
+#![allow(clippy::too_many_arguments)]
+
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-use pacer_bench::report::{Progress, RampOptions};
+use pacer_bench::progress::Progress;
+use pacer_bench::report::RampOptions;
 use pacer_bench::source::ramp_of;
 use pacer_core::machine::Snapshot;
 use pacer_core::profile::expectation;
@@ -446,7 +451,8 @@ impl Helper {
             tokio::select! {
                 Some(p) = progress_rx.recv() => {
                     self.activity.touch();
-                    let _ = Self::measure_progress(&emitter, p.cpu, p.trial as u32, p.trials as u32).await;
+                    let (cpu, trial, trials, stage, left_ms, curve, mhz) = pacer_dbus::progress::to_args(&p);
+                    let _ = Self::measure_progress(&emitter, cpu, trial, trials, stage, left_ms, curve, mhz).await;
                 }
                 done = &mut measuring => break done,
             }
@@ -497,6 +503,10 @@ impl Helper {
         cpu: u32,
         trial: u32,
         trials: u32,
+        stage: u8,
+        left_ms: u32,
+        curve: Vec<(f64, f64)>,
+        mhz: Vec<(f64, f64)>,
     ) -> zbus::Result<()>;
 
     #[zbus(signal)]

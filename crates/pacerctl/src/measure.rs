@@ -4,7 +4,8 @@ use std::sync::atomic::AtomicBool;
 
 use anyhow::{bail, Context};
 use pacer_bench::compare::{parse_setting, Setting};
-use pacer_bench::report::{self, Progress, RampOptions, RampReport};
+use pacer_bench::progress::{Progress, Stage};
+use pacer_bench::report::{self, RampOptions, RampReport};
 use pacer_bench::table::{number, RampTable};
 use pacer_core::i18n::{fill, gettext};
 use pacer_core::machine::Snapshot;
@@ -32,24 +33,23 @@ fn cpus(snapshot: &Snapshot, wanted: &MeasuredCpus) -> anyhow::Result<Vec<u32>> 
     Ok(chosen)
 }
 
-/// "measuring CPU 7: trial 2 of 5" on stderr.
-fn say_progress(cpu: u32, trial: impl std::fmt::Display, trials: impl std::fmt::Display) {
+/// "measuring CPU 7: trial 2 of 5 (about 8 s left)" on stderr as each trial begins.
+fn say_progress(progress: Progress) {
+    if progress.stage != Stage::Waiting {
+        return;
+    }
     eprintln!(
         "{}",
         fill(
-            gettext("measuring CPU {cpu}: trial {trial} of {trials}"),
-            &[("cpu", &cpu), ("trial", &trial), ("trials", &trials)]
+            gettext("measuring CPU {cpu}: trial {trial} of {trials} (about {seconds} s left)"),
+            &[
+                ("cpu", &progress.cpu),
+                ("trial", &progress.trial),
+                ("trials", &progress.trials),
+                ("seconds", &progress.left.as_secs_f64().ceil()),
+            ]
         )
     );
-}
-
-fn progress_line(total_trials: usize) -> impl FnMut(Progress) {
-    move |p: Progress| {
-        // Runs longer than a second say how far they are.
-        if total_trials > 0 {
-            say_progress(p.cpu, p.trial, p.trials);
-        }
-    }
 }
 
 /// The ramp on the machine under `root`: from the model on a simulated machine, measured
@@ -66,14 +66,13 @@ fn ramp(
         trials,
         ..RampOptions::default()
     };
-    let mut progress = progress_line(trials * cpus.len());
     Ok(pacer_bench::source::ramp_of(
         root,
         snapshot,
         cpus,
         options,
         profile,
-        &mut progress,
+        &mut say_progress,
         cancel,
     )?)
 }
@@ -243,7 +242,7 @@ pub async fn run_compare(
         parsed,
         &cpus,
         u32::try_from(trials).unwrap_or(u32::MAX),
-        |_, _, _, _| {},
+        |_, progress| say_progress(progress),
         interrupted,
     )
     .await?;
