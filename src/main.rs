@@ -35,7 +35,7 @@ struct Options {
     sysfs_root: Option<PathBuf>,
 
     /// Run on a simulated machine (intel-hybrid, intel-hybrid-nosmt, amd-zen4, arm-rk3588,
-    /// workstation-64, server-256, vm): in a temporary directory, or in --sysfs-root DIR
+    /// workstation-64, server-256, netbook-2, vm): in a temporary directory, or in --sysfs-root DIR
     /// (laid out when empty, reused when it holds one)
     #[arg(long, value_name = "NAME")]
     simulate: Option<String>,

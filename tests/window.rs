@@ -108,12 +108,12 @@ fn the_window_shows_each_page_of_the_simulated_laptop() {
     );
 }
 
-/// The plot reads at a glance: a band and a median per core type on 16, 64 and 256 CPUs
+/// The plot reads at a glance: a band and a median per core type on 2, 16, 64 and 256 CPUs
 /// (the README's screenshots), a readout under the pointer and from the keyboard, and each
 /// CPU's own line on demand.
 #[test]
-fn the_plot_reads_at_a_glance_from_16_to_256_cpus() {
-    for model in ["workstation-64", "server-256"] {
+fn the_plot_reads_at_a_glance_from_2_to_256_cpus() {
+    for model in ["netbook-2", "workstation-64", "server-256"] {
         let tree = tempfile::tempdir().unwrap();
         let root = tree.path().to_str().unwrap();
         let gui = Gui::start(&["--simulate", model, "--sysfs-root", root], None);

@@ -15,7 +15,7 @@ pub struct Model {
 }
 
 /// Every model.
-pub const MODELS: [Model; 7] = [
+pub const MODELS: [Model; 8] = [
     Model {
         name: "intel-hybrid",
         description: gettext_noop("Alder Lake-P laptop: 4 P-cores with SMT + 8 E-cores, intel_pstate in active mode"),
@@ -45,6 +45,11 @@ pub const MODELS: [Model; 7] = [
         name: "server-256",
         description: gettext_noop("EPYC 9754-class server: 128 cores, 256 threads, amd-pstate-epp"),
         build: server_256,
+    },
+    Model {
+        name: "netbook-2",
+        description: gettext_noop("Celeron N4020-class netbook: 2 cores, no SMT, intel_pstate in active mode"),
+        build: netbook_2,
     },
     Model {
         name: "vm",
@@ -310,34 +315,53 @@ fn per_cpu_policy(id: u32, (min, max): (u32, u32), base: Option<u32>, epp_raw: u
 }
 
 /// Xeon w9-3475X-class workstation cut to 32 cores (Sapphire Rapids): SMT siblings N and
-/// N+32, 0.8–4.8 GHz with a 2.2 GHz base; without hybrid cores intel_pstate uses the
-/// generic EPP values (balance_performance = 128, `docs/kernel.md` 2.2), and there is no
-/// asymmetric capacity, so no energy model and no EAS.
+/// N+32, 0.8–4.8 GHz with a 2.2 GHz base.
 fn workstation_64() -> SimMachine {
-    let cpus = (0..64)
+    intel_cores_alike("workstation-64", 64, 32, (800_000, 4_800_000), 2_200_000)
+}
+
+/// Celeron N4020-class netbook (Gemini Lake Refresh): two cores without SMT, 0.8–2.8 GHz
+/// with a 1.1 GHz base.
+fn netbook_2() -> SimMachine {
+    intel_cores_alike("netbook-2", 2, 2, (800_000, 2_800_000), 1_100_000)
+}
+
+/// An Intel machine of `cpus` logical CPUs on `cores` cores all alike (SMT siblings N and
+/// N+`cores`), intel_pstate active. Without hybrid cores intel_pstate uses the generic EPP
+/// values (balance_performance = 128, `docs/kernel.md` 2.2), and there is no asymmetric
+/// capacity, so no energy model and no EAS.
+fn intel_cores_alike(
+    model: &str,
+    cpus: u32,
+    cores: u32,
+    range_khz: (u32, u32),
+    base_khz: u32,
+) -> SimMachine {
+    let smt = cpus > cores;
+    let cpu_list = (0..cpus)
         .map(|id| SimCpu {
             id,
             kind: SimCoreKind::IntelCore,
             online: true,
             capacity: 1024,
-            core_cpus: smt_pair(id, 32),
+            core_cpus: if smt { smt_pair(id, cores) } else { vec![id] },
             epb: Some(6),
             prefcore_ranking: None,
         })
         .collect();
-    let policies = (0..64)
-        .map(|id| per_cpu_policy(id, (800_000, 4_800_000), Some(2_200_000), 0x80))
+    let policies = (0..cpus)
+        .map(|id| per_cpu_policy(id, range_khz, Some(base_khz), 0x80))
         .collect();
     SimMachine {
-        model: "workstation-64".into(),
-        cpus,
+        model: model.into(),
+        cpus: cpu_list,
         policies,
         driver: SimDriver::IntelPstate {
             passive: false,
             no_turbo: false,
             epp_values: [0, 0x80, 0xC0, 0xFF],
         },
-        smt_possible: true,
+        smt_possible: smt,
         eas_support: true,
         eas_knob: true,
         energy_model: false,
