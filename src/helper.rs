@@ -18,6 +18,7 @@ use zbus::names::BusName;
 use zbus::Connection;
 
 use crate::config;
+use crate::install::InstallKind;
 
 /// How long the helper may take to appear or answer before the window gives up on it.
 const ANSWER_LIMIT: Duration = Duration::from_secs(3);
@@ -102,15 +103,11 @@ pub async fn find(wanted: &Wanted) -> (HelperLink, Option<OwnHelper>) {
             gettext("Read-only: the system bus cannot be reached ({error}), so settings cannot be changed."),
             &[("error", &error)],
         ),
-        // A Flatpak cannot bring the helper: say where it goes instead.
-        Ok(_) if Path::new(FLATPAK_INFO).exists() => gettext("Read-only: pacer-helper is not installed on this computer, so settings cannot be changed. A Flatpak cannot bring it: install pacer-helper on the computer itself (see “The Flatpak and the host helper” in the README) to change them."),
-        Ok(_) => gettext("Read-only: pacer-helper is not installed, so settings cannot be changed. Install Pacer with its helper (see “Installing” in the README) to change them."),
+        // How to install it depends on how Pacer was installed.
+        Ok(_) => InstallKind::of_this_process().missing_helper(),
     };
     (HelperLink::Missing(why), None)
 }
-
-/// The file Flatpak puts at the root of every sandbox (flatpak-metadata(5)).
-const FLATPAK_INFO: &str = "/.flatpak-info";
 
 /// `pacer-helper` next to this program (a build tree), else where it is installed.
 fn helper_program() -> Option<PathBuf> {

@@ -15,6 +15,7 @@ mod cpus;
 mod feed;
 mod helper;
 mod icons;
+mod install;
 pub mod machine;
 mod measure;
 mod memory;

@@ -212,8 +212,11 @@ fn without_the_helper_the_window_reads_and_says_why_it_cannot_change() {
     let tree = plain_tree("amd-zen4");
     let root = tree.path().to_str().unwrap();
     let gui = Gui::start(&["--sysfs-root", root], Some(bus.address()));
+    // Run from the build tree: the banner says how to install it from there.
     gui.wait_for_log(
-        "banner shows read-only: Read-only: pacer-helper is not installed",
+        "banner shows read-only: Read-only: pacer-helper is not installed, so settings cannot \
+         be changed. This Pacer runs from its build directory: install it with its helper by \
+         “meson setup build --prefix=/usr”",
         Duration::from_secs(20),
     );
     assert!(
