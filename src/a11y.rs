@@ -10,8 +10,22 @@ use relm4::gtk::prelude::*;
 
 /// A new widget of type `W` whose accessible name is `label`.
 pub fn labelled<W: IsA<gtk::Widget> + IsA<glib::Object> + glib::object::IsClass>(label: &str) -> W {
+    build(label, "")
+}
+
+/// A new widget of type `W` that a screen reader takes for a picture (GTK's `img` role)
+/// called `label`: what a plot is to someone who cannot see it, rather than a blank filler.
+pub fn picture<W: IsA<gtk::Widget> + IsA<glib::Object> + glib::object::IsClass>(label: &str) -> W {
+    // The role is construct-only: GtkBuilder can set it, a setter cannot.
+    build(label, r#"<property name="accessible-role">img</property>"#)
+}
+
+fn build<W: IsA<gtk::Widget> + IsA<glib::Object> + glib::object::IsClass>(
+    label: &str,
+    properties: &str,
+) -> W {
     let ui = format!(
-        r#"<interface><object class="{}" id="widget"><accessibility><property name="label">{}</property></accessibility></object></interface>"#,
+        r#"<interface><object class="{}" id="widget">{properties}<accessibility><property name="label">{}</property></accessibility></object></interface>"#,
         W::static_type().name(),
         glib::markup_escape_text(label)
     );
@@ -39,6 +53,11 @@ mod tests {
         crate::testing::on_gtk_thread(|| {
             let switch: gtk::Switch = labelled("Turbo boost");
             assert!(!switch.is_active());
+            let plot: gtk::DrawingArea = picture("Frequency");
+            assert_eq!(
+                plot.property::<gtk::AccessibleRole>("accessible-role"),
+                gtk::AccessibleRole::Img
+            );
         });
     }
 }

@@ -186,10 +186,13 @@ fn notice_widget(notice: &Notice, sender: &ComponentSender<Banner>) -> gtk::Widg
         Severity::Info => "info",
     });
     let line = gtk::Box::new(gtk::Orientation::Horizontal, 12);
-    let icon = gtk::Image::from_icon_name(match notice.severity {
-        Severity::Warning => icons::WARNING,
-        Severity::Info => icons::INFORMATION,
-    });
+    // Its severity in words for a screen reader, as its icon says it on screen.
+    let (icon_name, severity) = match notice.severity {
+        Severity::Warning => (icons::WARNING, gettext("Warning")),
+        Severity::Info => (icons::INFORMATION, gettext("Information")),
+    };
+    let icon: gtk::Image = labelled(&severity);
+    icon.set_icon_name(Some(icon_name));
     icon.set_valign(gtk::Align::Center);
     line.append(&icon);
     let title = gtk::Label::builder()

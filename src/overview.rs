@@ -169,7 +169,12 @@ fn plot_description(shown: Shown) -> String {
 
 /// The "Each CPU" toggle in the plot's header: each CPU's own line instead of the bands.
 fn each_cpu_toggle(group: &adw::PreferencesGroup, plot: &FrequencyPlot) {
-    let toggle = gtk::ToggleButton::with_mnemonic(&gettext("_Each CPU"));
+    // The mnemonic on a label of its own: GTK 4.8 speaks a button's own label with its
+    // underscore ("_Each CPU Each CPU").
+    let toggle = gtk::ToggleButton::new();
+    let label = gtk::Label::with_mnemonic(&gettext("_Each CPU"));
+    label.set_mnemonic_widget(Some(&toggle));
+    toggle.set_child(Some(&label));
     toggle.add_css_class("flat");
     toggle.set_valign(gtk::Align::Center);
     toggle.set_tooltip_text(Some(&gettext(
@@ -330,7 +335,11 @@ impl SimpleComponent for OverviewPage {
             profile: None,
             profile_buttons: gtk::Box::new(gtk::Orientation::Horizontal, 0),
             profile_row: adw::ActionRow::new(),
-            profile_detail: gtk::Expander::new(Some(&gettext("Details"))),
+            profile_detail: {
+                let details: gtk::Expander = labelled(&gettext("Details"));
+                details.set_label(Some(&gettext("Details")));
+                details
+            },
             profile_detail_text: gtk::Label::builder()
                 .wrap(true)
                 .selectable(true)

@@ -122,8 +122,8 @@ impl SimpleComponent for MeasurePage {
                         set_sensitive: model.state.phase == Phase::Idle && model.status.is_some(),
                         connect_clicked => MeasureMsg::Measure,
                     },
-                    #[name = "compare_button"]
-                    gtk::MenuButton {
+                    #[local_ref]
+                    compare_button -> gtk::MenuButton {
                         set_label: &gettext("_Compare settings…"),
                         set_use_underline: true,
                         add_css_class: "pill",
@@ -186,8 +186,8 @@ impl SimpleComponent for MeasurePage {
                             sender.input(MeasureMsg::Show(choice.selected()));
                         },
                     },
-                    #[name = "export_button"]
-                    gtk::MenuButton {
+                    #[local_ref]
+                    export_button -> gtk::MenuButton {
                         set_icon_name: icons::EXPORT,
                         set_valign: gtk::Align::Center,
                         set_tooltip_text: Some(&gettext("Export")),
@@ -247,15 +247,14 @@ impl SimpleComponent for MeasurePage {
         let table = model.table.widget();
         let history = &model.history;
         let ramp_widget = model.ramp_plot.widget();
+        // GTK 4.8 gives a menu button no name a screen reader could speak, even with a label.
+        let compare_button: &gtk::MenuButton = &labelled(&gettext("Compare settings…"));
+        let export_button: &gtk::MenuButton = &labelled(&gettext("Export"));
         let widgets = view_output!();
 
-        widgets
-            .export_button
-            .set_popover(Some(&export_menu(&sender)));
+        export_button.set_popover(Some(&export_menu(&sender)));
         let mut model = model;
-        widgets
-            .compare_button
-            .set_popover(Some(&model.compare_popover(&sender)));
+        compare_button.set_popover(Some(&model.compare_popover(&sender)));
         ComponentParts { model, widgets }
     }
 

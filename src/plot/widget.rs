@@ -25,7 +25,7 @@ fn current_palette() -> Palette {
 /// A drawing area for a plot: named for screen readers, as wide as its page, and redrawn when
 /// the style turns light or dark while it is on screen.
 fn plot_area(accessible_label: &str, height: i32) -> gtk::DrawingArea {
-    let area: gtk::DrawingArea = crate::a11y::labelled(accessible_label);
+    let area: gtk::DrawingArea = crate::a11y::picture(accessible_label);
     area.set_content_height(height);
     area.set_hexpand(true);
     // Connected only while realized: the style manager lives for the whole process and would

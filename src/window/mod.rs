@@ -17,6 +17,7 @@ use relm4::{adw, gtk};
 
 use adw::prelude::*;
 
+use crate::a11y::labelled;
 use crate::application;
 use crate::background::{Background, BackgroundEvent, BackgroundPart};
 use crate::banner::{notices, Banner, BannerFacts, BannerMsg, NoticeAction};
@@ -649,12 +650,12 @@ impl Window {
             Some(&gettext("_Notify About Warnings")),
             Some(&format!("settings.{}", settings::NOTIFY_FINDINGS)),
         );
-        let button = gtk::MenuButton::builder()
-            .icon_name(icons::MAIN_MENU)
-            .menu_model(&menu)
-            .tooltip_text(gettext("Main Menu"))
-            .primary(true)
-            .build();
+        // GTK 4.8 gives an icon's menu button no name a screen reader could speak.
+        let button: gtk::MenuButton = labelled(&gettext("Main Menu"));
+        button.set_icon_name(icons::MAIN_MENU);
+        button.set_menu_model(Some(&menu));
+        button.set_tooltip_text(Some(&gettext("Main Menu")));
+        button.set_primary(true);
         header.pack_end(&button);
     }
 
