@@ -39,17 +39,23 @@ impl InstallKind {
     }
 
     pub fn of(sandboxed: bool, exe: &Path, libexecdir: &Path) -> InstallKind {
-        // cargo's target directory (`target/debug/pacer`), or meson's build directory
-        // (`build/src/pacer`).
-        let in_build_tree =
-            exe.ancestors().skip(1).take(2).any(|dir| {
-                dir.join("CACHEDIR.TAG").is_file() || dir.join("meson-private").is_dir()
-            });
+        // cargo's profile directory (`target/debug/pacer`, beside its `.fingerprint`), or
+        // meson's build directory (`build/src/pacer`).
+        let in_cargo_profile = exe
+            .parent()
+            .is_some_and(|dir| dir.join(".fingerprint").is_dir());
+        let in_meson_build = exe
+            .ancestors()
+            .skip(1)
+            .take(2)
+            .any(|dir| dir.join("meson-private").is_dir());
+        let off_the_bus_path =
+            !libexecdir.starts_with(SYSTEM_PREFIX) || libexecdir.starts_with(LOCAL_PREFIX);
         if sandboxed {
             InstallKind::Flatpak
-        } else if in_build_tree {
+        } else if in_cargo_profile || in_meson_build {
             InstallKind::BuildTree
-        } else if !libexecdir.starts_with(SYSTEM_PREFIX) || libexecdir.starts_with(LOCAL_PREFIX) {
+        } else if off_the_bus_path {
             let prefix = libexecdir.parent().unwrap_or(libexecdir);
             InstallKind::OtherPrefix(prefix.display().to_string())
         } else {
@@ -81,12 +87,7 @@ mod tests {
     #[test]
     fn each_kind_of_install_is_told_its_own_step() {
         let build = tempfile::tempdir().unwrap();
-        std::fs::create_dir_all(build.path().join("debug")).unwrap();
-        std::fs::write(
-            build.path().join("CACHEDIR.TAG"),
-            "Signature: 8a477f597d28d172789f06886806bc55\n",
-        )
-        .unwrap();
+        std::fs::create_dir_all(build.path().join("debug/.fingerprint")).unwrap();
         let in_tree = build.path().join("debug/pacer");
         let installed = Path::new("/usr/bin/pacer");
         let usr = Path::new("/usr/libexec");

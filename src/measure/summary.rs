@@ -140,6 +140,7 @@ mod tests {
             with_t95(50.0, Some(67.0)),
             with_t95(5.0, Some(8.0)),
             with_t95(12.0, None),
+            with_t95(5.0, Some(0.0)),
         ]
         .into_iter()
         .map(|result| Column {

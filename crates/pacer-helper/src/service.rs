@@ -447,16 +447,25 @@ impl Helper {
             .map_err(|error| error.to_string())
         });
         tokio::pin!(measuring);
+        let emit = |p: Progress| {
+            let (cpu, trial, trials, stage, left_ms, curve, mhz) =
+                pacer_dbus::progress::to_args(&p);
+            Self::measure_progress(&emitter, cpu, trial, trials, stage, left_ms, curve, mhz)
+        };
         let result = loop {
             tokio::select! {
                 Some(p) = progress_rx.recv() => {
                     self.activity.touch();
-                    let (cpu, trial, trials, stage, left_ms, curve, mhz) = pacer_dbus::progress::to_args(&p);
-                    let _ = Self::measure_progress(&emitter, cpu, trial, trials, stage, left_ms, curve, mhz).await;
+                    let _ = emit(p).await;
                 }
                 done = &mut measuring => break done,
             }
         };
+        // What the measurement reported last (its last trial's end) may still wait in the
+        // channel when the select sees it finish.
+        while let Ok(p) = progress_rx.try_recv() {
+            let _ = emit(p).await;
+        }
         *self.running() = None;
         let report = result
             .map_err(|error| Problem::Internal {
