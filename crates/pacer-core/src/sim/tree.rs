@@ -130,15 +130,58 @@ impl Tree {
     }
 }
 
-/// Writes a live file (see [`Node::Live`]) atomically.
-pub(super) fn write_live(
-    root: &Path,
-    rel: &str,
-    value: impl fmt::Display,
-    mode: u32,
-) -> Result<(), RenderError> {
-    // The file's directory exists (the tree is laid out): only the file is replaced.
-    replace_file(&root.join(rel), format!("{value}\n").as_bytes(), mode)
+/// The live files (see [`Node::Live`]) a ticker writes, changed in place as sysfs changes
+/// an attribute: the same file, so that readers keep their descriptor and read it again from
+/// the start (as they do on sysfs), rather than open it anew every time it was replaced.
+/// Each is kept open for writing from when it was made, since its mode says read-only, as the
+/// kernel's does.
+#[derive(Debug, Default)]
+pub(super) struct LiveFiles {
+    open: BTreeMap<String, fs::File>,
+}
+
+/// At most this many live files are kept open (two per policy of a 256-policy machine):
+/// the rest are replaced at each write, as before.
+const KEPT_LIVE_FILES: usize = 512;
+
+impl LiveFiles {
+    /// Forgets the files kept: the tree may have been laid out anew.
+    pub(super) fn forget(&mut self) {
+        self.open.clear();
+    }
+
+    /// Writes `value` and a newline to the live file at `rel`. The value goes at the start
+    /// in one write, then the file is cut to its length: a reader in between sees the new
+    /// value's line followed by the old value's last bytes, one number on its first line
+    /// either way.
+    pub(super) fn write(
+        &mut self,
+        root: &Path,
+        rel: &str,
+        value: impl fmt::Display,
+        mode: u32,
+    ) -> Result<(), RenderError> {
+        use std::os::unix::fs::{FileExt, MetadataExt};
+
+        let path = root.join(rel);
+        let content = format!("{value}\n");
+        // Kept while it is still the file at `path`.
+        let kept = self
+            .open
+            .get(rel)
+            .filter(|file| file.metadata().is_ok_and(|meta| meta.nlink() > 0));
+        if let Some(file) = kept {
+            return file
+                .write_all_at(content.as_bytes(), 0)
+                .and_then(|()| file.set_len(content.len() as u64))
+                .map_err(io_error(&path));
+        }
+        let file = replace_file(&path, content.as_bytes(), mode)?;
+        if self.open.len() < KEPT_LIVE_FILES || self.open.contains_key(rel) {
+            self.open.insert(rel.to_owned(), file);
+        }
+        Ok(())
+    }
 }
 
 /// Makes the directory match the tree, touching only what differs.
@@ -262,18 +305,54 @@ fn remove_any(path: &Path) -> Result<(), RenderError> {
 /// Writes through a temporary file and a rename, so readers see the old or the new value.
 pub(super) fn write_atomically(path: &Path, content: &[u8], mode: u32) -> Result<(), RenderError> {
     make_parent(path)?;
-    replace_file(path, content, mode)
+    replace_file(path, content, mode).map(drop)
 }
 
 /// Replaces the file at `path` at once: readers see the old content or the new, never part.
-fn replace_file(path: &Path, content: &[u8], mode: u32) -> Result<(), RenderError> {
+/// Returns it open for writing, whatever its mode.
+fn replace_file(path: &Path, content: &[u8], mode: u32) -> Result<fs::File, RenderError> {
+    use std::io::Write;
+
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy())
         .unwrap_or_default();
     let temporary = path.with_file_name(format!(".{name}.pacer-tmp"));
-    fs::write(&temporary, content).map_err(io_error(&temporary))?;
+    let mut file = fs::File::create(&temporary).map_err(io_error(&temporary))?;
+    file.write_all(content).map_err(io_error(&temporary))?;
     fs::set_permissions(&temporary, fs::Permissions::from_mode(mode))
         .map_err(io_error(&temporary))?;
-    fs::rename(&temporary, path).map_err(io_error(path))
+    fs::rename(&temporary, path).map_err(io_error(path))?;
+    Ok(file)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use std::os::unix::fs::MetadataExt;
+
+    use super::*;
+
+    #[test]
+    fn a_live_file_changes_in_place_and_stays_read_only() {
+        let root = tempfile::tempdir().unwrap();
+        let rel = "policy0/scaling_cur_freq";
+        fs::create_dir_all(root.path().join("policy0")).unwrap();
+        let path = root.path().join(rel);
+        let mut files = LiveFiles::default();
+        files.write(root.path(), rel, 800_000, 0o444).unwrap();
+        let made = fs::metadata(&path).unwrap();
+        assert_eq!(made.mode() & 0o777, 0o444);
+        // Longer, then shorter: the same file, holding exactly the value and a newline.
+        for khz in [1_200_000, 800_000, 4_700_000] {
+            files.write(root.path(), rel, khz, 0o444).unwrap();
+            assert_eq!(fs::read_to_string(&path).unwrap(), format!("{khz}\n"));
+            assert_eq!(fs::metadata(&path).unwrap().ino(), made.ino());
+        }
+        // Replaced behind its back (a tree laid out anew): the new file is written.
+        replace_file(&path, b"1\n", 0o444).unwrap();
+        files.write(root.path(), rel, 2_000_000, 0o444).unwrap();
+        assert_eq!(fs::read_to_string(&path).unwrap(), "2000000\n");
+    }
 }
