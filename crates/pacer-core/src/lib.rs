@@ -4,6 +4,7 @@
 
 pub mod cpuset;
 pub mod findings;
+pub mod history;
 pub mod i18n;
 pub mod machine;
 pub mod managers;

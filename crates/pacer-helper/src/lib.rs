@@ -6,6 +6,7 @@ mod authority;
 pub mod daemon;
 pub mod journal;
 pub mod kernel;
+pub mod recorder;
 mod service;
 mod status_cache;
 pub mod validate;

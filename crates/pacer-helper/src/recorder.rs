@@ -1,0 +1,211 @@
+//! The recorder of who changed it: fanotify marks on every power-state file of the machine
+//! (`pacer_core::history::watched_files`), each write turned into an event that names the
+//! process that made it (PID, command, executable, systemd unit from its cgroup, user), the
+//! value before and after. Needs CAP_SYS_ADMIN, as fanotify does.
+
+use std::os::fd::{AsFd, BorrowedFd};
+use std::os::unix::fs::{FileExt, MetadataExt};
+use std::path::{Path, PathBuf};
+use std::time::{Instant, SystemTime};
+
+use nix::errno::Errno;
+use nix::sys::fanotify::{EventFFlags, Fanotify, InitFlags, MarkFlags, MaskFlags};
+use pacer_core::history::{Event, Source, WatchedFile, Writer};
+
+/// Why recording could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum RecorderError {
+    /// fanotify is refused: no CAP_SYS_ADMIN, or a seccomp filter without its calls.
+    #[error("cannot watch for changes (fanotify_init: {0})")]
+    Init(Errno),
+    #[error("cannot watch {path} (fanotify_mark: {errno})")]
+    Mark { path: PathBuf, errno: Errno },
+}
+
+/// A marked file and what it held when last read.
+#[derive(Debug)]
+struct Marked {
+    file: WatchedFile,
+    /// Device and inode: how an event's descriptor is matched to the file.
+    key: (u64, u64),
+    value: Option<String>,
+}
+
+/// Records the writes to a machine's power-state files while it lives.
+#[derive(Debug)]
+pub struct Recorder {
+    fanotify: Fanotify,
+    marked: Vec<Marked>,
+    began: Instant,
+}
+
+impl Recorder {
+    /// Marks each of `files` under `root`. A file that cannot be marked fails the whole, by
+    /// name: a recording that silently misses a file would mislead.
+    pub fn start(root: &Path, files: Vec<WatchedFile>) -> Result<Recorder, RecorderError> {
+        let fanotify = Fanotify::init(
+            InitFlags::FAN_CLASS_NOTIF | InitFlags::FAN_CLOEXEC | InitFlags::FAN_NONBLOCK,
+            EventFFlags::O_RDONLY | EventFFlags::O_CLOEXEC,
+        )
+        .map_err(RecorderError::Init)?;
+        let mut marked = Vec::with_capacity(files.len());
+        for file in files {
+            let path = root.join(&file.path);
+            let mark_error = |errno| RecorderError::Mark {
+                path: path.clone(),
+                errno,
+            };
+            fanotify
+                .mark(
+                    MarkFlags::FAN_MARK_ADD,
+                    MaskFlags::FAN_MODIFY,
+                    nix::fcntl::AT_FDCWD,
+                    Some(&path),
+                )
+                .map_err(mark_error)?;
+            let meta = std::fs::metadata(&path).map_err(|e| mark_error(io_errno(&e)))?;
+            marked.push(Marked {
+                key: (meta.dev(), meta.ino()),
+                value: read_value(&path),
+                file,
+            });
+        }
+        Ok(Recorder {
+            fanotify,
+            marked,
+            began: Instant::now(),
+        })
+    }
+
+    /// Readable when writes wait to be taken.
+    pub fn fd(&self) -> BorrowedFd<'_> {
+        self.fanotify.as_fd()
+    }
+
+    /// How many files it watches.
+    pub fn watched(&self) -> usize {
+        self.marked.len()
+    }
+
+    /// The writes made since the last call, oldest first (their ids are the history's to
+    /// give).
+    pub fn take(&mut self) -> Vec<Event> {
+        let mut events = Vec::new();
+        // Each read takes what fits a page; the queue may hold more.
+        while let Ok(batch) = self.fanotify.read_events() {
+            if batch.is_empty() {
+                break;
+            }
+            for notice in batch {
+                let Some(fd) = notice.fd() else { continue };
+                let Ok(meta) = rustix::fs::fstat(fd) else {
+                    continue;
+                };
+                let key = (meta.st_dev, meta.st_ino);
+                let Some(marked) = self.marked.iter_mut().find(|m| m.key == key) else {
+                    continue;
+                };
+                let new = read_fd(fd).unwrap_or_default();
+                let pid = u32::try_from(notice.pid()).unwrap_or(0);
+                let own = pid == std::process::id();
+                events.push(Event {
+                    id: 0,
+                    time: SystemTime::now(),
+                    monotonic_ms: self.began.elapsed().as_millis() as u64,
+                    setting: marked.file.setting,
+                    policies: marked.file.policies.clone(),
+                    old: marked.value.replace(new.clone()),
+                    new,
+                    source: if own { Source::Pacer } else { Source::Process },
+                    process: Some(writer(pid)),
+                    cause: None,
+                });
+            }
+        }
+        events
+    }
+}
+
+fn io_errno(error: &std::io::Error) -> Errno {
+    Errno::from_raw(error.raw_os_error().unwrap_or(0))
+}
+
+/// The first line of a file, as the kernel prints a value.
+fn read_value(path: &Path) -> Option<String> {
+    Some(std::fs::read_to_string(path).ok()?.trim().to_owned())
+}
+
+/// The value behind an event's descriptor, read from the start.
+fn read_fd(fd: BorrowedFd<'_>) -> Option<String> {
+    let file = std::fs::File::from(fd.try_clone_to_owned().ok()?);
+    let mut buffer = [0u8; 256];
+    let read = file.read_at(&mut buffer, 0).ok()?;
+    Some(String::from_utf8_lossy(&buffer[..read]).trim().to_owned())
+}
+
+/// What `/proc` says of process `pid`; only its PID when it is already gone (what a writer
+/// that exits at once leaves: fanotify gives the PID, not the process).
+pub fn writer(pid: u32) -> Writer {
+    let proc = PathBuf::from(format!("/proc/{pid}"));
+    let text = |name: &str| std::fs::read_to_string(proc.join(name)).ok();
+    Writer {
+        pid,
+        comm: text("comm").map(|c| c.trim().to_owned()),
+        exe: std::fs::read_link(proc.join("exe"))
+            .ok()
+            .map(|exe| exe.display().to_string()),
+        unit: text("cgroup").and_then(|cgroup| unit_of(&cgroup)),
+        uid: text("status").and_then(|status| {
+            status
+                .lines()
+                .find_map(|line| line.strip_prefix("Uid:"))?
+                .split_whitespace()
+                .next()?
+                .parse()
+                .ok()
+        }),
+    }
+}
+
+/// The systemd unit of a process from its `/proc/PID/cgroup` (the unified hierarchy's line):
+/// the innermost service or scope, else the cgroup's path.
+fn unit_of(cgroup: &str) -> Option<String> {
+    let path = cgroup
+        .lines()
+        .find_map(|line| line.strip_prefix("0::"))?
+        .trim();
+    let unit = path
+        .rsplit('/')
+        .find(|part| part.ends_with(".service") || part.ends_with(".scope"));
+    Some(unit.unwrap_or(path).to_owned()).filter(|unit| !unit.is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_unit_is_the_innermost_service_or_scope() {
+        assert_eq!(
+            unit_of("0::/system.slice/tlp.service\n").as_deref(),
+            Some("tlp.service")
+        );
+        assert_eq!(
+            unit_of("0::/user.slice/user-1000.slice/user@1000.service/app.slice/app-gnome-firefox-1234.scope\n")
+                .as_deref(),
+            Some("app-gnome-firefox-1234.scope")
+        );
+        assert_eq!(unit_of("0::/init.scope\n").as_deref(), Some("init.scope"));
+        // Outside systemd: the cgroup's path.
+        assert_eq!(unit_of("0::/docker/abc\n").as_deref(), Some("/docker/abc"));
+        assert_eq!(unit_of("12:cpu:/x\n"), None);
+    }
+
+    #[test]
+    fn this_process_is_described_from_proc() {
+        let me = writer(std::process::id());
+        assert!(me.comm.is_some_and(|comm| !comm.is_empty()));
+        assert!(me.exe.is_some());
+        assert_eq!(me.uid, Some(rustix::process::getuid().as_raw()));
+    }
+}

@@ -1,0 +1,173 @@
+//! The recorder on a simulated machine (as root: fanotify needs CAP_SYS_ADMIN): writes made by
+//! separate processes with distinct names are each attributed to their writer, with the value
+//! before and after; and on this machine's real sysfs, a harmless attribute rewritten with its
+//! own value by a child is attributed to that child.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::path::Path;
+use std::process::{Child, Command};
+use std::time::{Duration, Instant};
+
+use pacer_core::history::{watched_files, Event, Setting, Source, WatchedFile};
+use pacer_core::sim::SimDir;
+use pacer_core::{Snapshot, SysRoot};
+use pacer_helper::recorder::Recorder;
+
+/// A shell under the name `name` (its command, as the kernel shows it) that runs `script`
+/// and then stays a second, as a writer that lives on does (one that exits at once leaves
+/// its PID alone: its name is gone with it).
+fn run_as(dir: &Path, name: &str, script: &str) -> Child {
+    let program = dir.join(name);
+    if !program.exists() {
+        std::fs::copy("/bin/sh", &program).unwrap();
+    }
+    Command::new(&program)
+        .args(["-c", &format!("{script} && sleep 1")])
+        .spawn()
+        .unwrap()
+}
+
+/// An event as the test compares it: setting, policies, old, new, source, PID, command.
+type Seen<'a> = (
+    Setting,
+    Vec<u32>,
+    Option<&'a str>,
+    &'a str,
+    Source,
+    u32,
+    &'a str,
+);
+
+/// What the recorder saw within two seconds, once at least `count` writes came.
+fn take(recorder: &mut Recorder, count: usize) -> Vec<Event> {
+    let deadline = Instant::now() + Duration::from_secs(2);
+    let mut events = Vec::new();
+    while events.len() < count && Instant::now() < deadline {
+        events.extend(recorder.take());
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    events
+}
+
+#[test]
+fn each_write_is_attributed_to_the_process_that_made_it() {
+    let machine = tempfile::tempdir_in("/dev/shm")
+        .or_else(|_| tempfile::tempdir())
+        .unwrap();
+    SimDir::open_or_create(machine.path(), "intel-hybrid").unwrap();
+    let snapshot = Snapshot::read(&SysRoot::new(machine.path())).unwrap();
+    let files = watched_files(machine.path(), &snapshot);
+    let mut recorder = Recorder::start(machine.path(), files).expect("root may use fanotify");
+    assert!(recorder.watched() >= 16 * 2 + 2, "{}", recorder.watched());
+
+    let bin = tempfile::tempdir().unwrap();
+    let governor = machine
+        .path()
+        .join("sys/devices/system/cpu/cpufreq/policy0/scaling_governor");
+    let epp = machine
+        .path()
+        .join("sys/devices/system/cpu/cpufreq/policy5/energy_performance_preference");
+    let first = run_as(
+        bin.path(),
+        "tlp",
+        &format!("echo performance > {}", governor.display()),
+    );
+    let events = take(&mut recorder, 1);
+    let second = run_as(
+        bin.path(),
+        "epp-flipper",
+        &format!("echo power > {}", epp.display()),
+    );
+    let events = [events, take(&mut recorder, 1)].concat();
+    let seen: Vec<Seen<'_>> = events
+        .iter()
+        .map(|e| {
+            let writer = e.process.as_ref().unwrap();
+            (
+                e.setting,
+                e.policies.clone(),
+                e.old.as_deref(),
+                e.new.as_str(),
+                e.source,
+                writer.pid,
+                writer.comm.as_deref().unwrap_or("?"),
+            )
+        })
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            (
+                Setting::Governor,
+                vec![0],
+                Some("powersave"),
+                "performance",
+                Source::Process,
+                first.id(),
+                "tlp"
+            ),
+            (
+                Setting::Epp,
+                vec![5],
+                Some("balance_performance"),
+                "power",
+                Source::Process,
+                second.id(),
+                "epp-flipper"
+            ),
+        ]
+    );
+    let writer = events[0].process.as_ref().unwrap();
+    assert!(
+        writer.exe.as_deref().unwrap().ends_with("/tlp"),
+        "{writer:?}"
+    );
+    assert_eq!(writer.uid, Some(0));
+    // Where the writer ran: its unit, or its cgroup's path outside systemd.
+    assert!(writer.unit.is_some(), "{writer:?}");
+    // Nothing else was written.
+    assert!(take(&mut recorder, 1).is_empty());
+    for mut child in [first, second] {
+        assert!(child.wait().unwrap().success());
+    }
+}
+
+#[test]
+fn a_write_to_the_real_sysfs_is_attributed_to_its_child() {
+    let file = "sys/kernel/mm/transparent_hugepage/enabled";
+    let path = Path::new("/").join(file);
+    let current = std::fs::read_to_string(&path).expect("this kernel has THP");
+    // "always [madvise] never": the bracketed one is in force.
+    let value = current
+        .split_whitespace()
+        .find_map(|word| word.strip_prefix('[')?.strip_suffix(']'))
+        .unwrap()
+        .to_owned();
+    // Not a power-state file: any setting names it, the recorder only reports its writes.
+    let watched = WatchedFile {
+        path: file.to_owned(),
+        setting: Setting::PlatformProfile,
+        policies: Vec::new(),
+    };
+    let mut recorder = Recorder::start(Path::new("/"), vec![watched]).unwrap();
+    let bin = tempfile::tempdir().unwrap();
+    let mut child = run_as(
+        bin.path(),
+        "thp-rewriter",
+        &format!("echo {value} > {}", path.display()),
+    );
+    let events = take(&mut recorder, 1);
+    assert_eq!(events.len(), 1, "{events:?}");
+    let writer = events[0].process.as_ref().unwrap();
+    assert_eq!(
+        (writer.pid, writer.comm.as_deref()),
+        (child.id(), Some("thp-rewriter"))
+    );
+    assert!(child.wait().unwrap().success());
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        current,
+        "unchanged"
+    );
+}
