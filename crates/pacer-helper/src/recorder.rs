@@ -1,7 +1,15 @@
-//! The recorder of who changed it: fanotify marks on every power-state file of the machine
-//! (`pacer_core::history::watched_files`), each write turned into an event that names the
-//! process that made it (PID, command, executable, systemd unit from its cgroup, user), the
-//! value before and after. Needs CAP_SYS_ADMIN, as fanotify does.
+//! The recorder of who changed it: fanotify marks on the mounts of every power-state file of
+//! the machine (`pacer_core::history::watched_files`), each write to one of them turned into
+//! an event that names the process that made it (PID, command, executable, systemd unit from
+//! its cgroup, user), the value before and after. Changes no process wrote (the kernel's own,
+//! such as intel_pstate restoring the EPP when the governor changes) raise no event: they are
+//! found by reading the files again, right after a governor or driver-mode write (then they
+//! are the kernel's, caused by that write) and on a slow re-read (then who made them is not
+//! known, and the event says so). Needs CAP_SYS_ADMIN, as fanotify does.
+//!
+//! Marks are on mounts, not inodes, so that a change made through another mount of the same
+//! files is not a write this recorder sees: how a simulated machine's kernel applies its side
+//! effects, as the real kernel applies its own without a write.
 
 use std::os::fd::{AsFd, BorrowedFd};
 use std::os::unix::fs::{FileExt, MetadataExt};
@@ -10,7 +18,7 @@ use std::time::{Instant, SystemTime};
 
 use nix::errno::Errno;
 use nix::sys::fanotify::{EventFFlags, Fanotify, InitFlags, MarkFlags, MaskFlags};
-use pacer_core::history::{Event, Source, WatchedFile, Writer};
+use pacer_core::history::{Event, History, Setting, Source, WatchedFile, Writer};
 
 /// Why recording could not start.
 #[derive(Debug, thiserror::Error)]
@@ -31,39 +39,52 @@ struct Marked {
     value: Option<String>,
 }
 
-/// Records the writes to a machine's power-state files while it lives.
+/// Records the changes to a machine's power-state files while it lives.
 #[derive(Debug)]
 pub struct Recorder {
     fanotify: Fanotify,
     marked: Vec<Marked>,
+    root: PathBuf,
     began: Instant,
+    history: History,
 }
 
 impl Recorder {
-    /// Marks each of `files` under `root`. A file that cannot be marked fails the whole, by
-    /// name: a recording that silently misses a file would mislead.
-    pub fn start(root: &Path, files: Vec<WatchedFile>) -> Result<Recorder, RecorderError> {
+    /// Marks the mounts of each of `files` under `root`, keeping `capacity` events. A file
+    /// that cannot be watched fails the whole, by name: a recording that silently misses a
+    /// file would mislead.
+    pub fn start(
+        root: &Path,
+        files: Vec<WatchedFile>,
+        capacity: usize,
+    ) -> Result<Recorder, RecorderError> {
         let fanotify = Fanotify::init(
             InitFlags::FAN_CLASS_NOTIF | InitFlags::FAN_CLOEXEC | InitFlags::FAN_NONBLOCK,
             EventFFlags::O_RDONLY | EventFFlags::O_CLOEXEC,
         )
         .map_err(RecorderError::Init)?;
         let mut marked = Vec::with_capacity(files.len());
+        let mut mounts_marked = Vec::new();
         for file in files {
             let path = root.join(&file.path);
             let mark_error = |errno| RecorderError::Mark {
                 path: path.clone(),
                 errno,
             };
-            fanotify
-                .mark(
-                    MarkFlags::FAN_MARK_ADD,
-                    MaskFlags::FAN_MODIFY,
-                    nix::fcntl::AT_FDCWD,
-                    Some(&path),
-                )
-                .map_err(mark_error)?;
             let meta = std::fs::metadata(&path).map_err(|e| mark_error(io_errno(&e)))?;
+            // One mark per mount (a file's device stands for its mount here: a bind mount
+            // elsewhere is not under `root`).
+            if !mounts_marked.contains(&meta.dev()) {
+                fanotify
+                    .mark(
+                        MarkFlags::FAN_MARK_ADD | MarkFlags::FAN_MARK_MOUNT,
+                        MaskFlags::FAN_MODIFY,
+                        nix::fcntl::AT_FDCWD,
+                        Some(&path),
+                    )
+                    .map_err(mark_error)?;
+                mounts_marked.push(meta.dev());
+            }
             marked.push(Marked {
                 key: (meta.dev(), meta.ino()),
                 value: read_value(&path),
@@ -73,7 +94,9 @@ impl Recorder {
         Ok(Recorder {
             fanotify,
             marked,
+            root: root.to_owned(),
             began: Instant::now(),
+            history: History::new(capacity),
         })
     }
 
@@ -87,10 +110,14 @@ impl Recorder {
         self.marked.len()
     }
 
-    /// The writes made since the last call, oldest first (their ids are the history's to
-    /// give).
-    pub fn take(&mut self) -> Vec<Event> {
-        let mut events = Vec::new();
+    pub fn history(&self) -> &History {
+        &self.history
+    }
+
+    /// Takes in the writes made since the last call, and after a write to a governor or
+    /// driver mode what the kernel changed with it; returns the ids of the new events.
+    pub fn record(&mut self) -> Vec<u64> {
+        let mut ids = Vec::new();
         // Each read takes what fits a page; the queue may hold more.
         while let Ok(batch) = self.fanotify.read_events() {
             if batch.is_empty() {
@@ -102,27 +129,70 @@ impl Recorder {
                     continue;
                 };
                 let key = (meta.st_dev, meta.st_ino);
-                let Some(marked) = self.marked.iter_mut().find(|m| m.key == key) else {
+                let Some(index) = self.marked.iter().position(|m| m.key == key) else {
                     continue;
                 };
                 let new = read_fd(fd).unwrap_or_default();
                 let pid = u32::try_from(notice.pid()).unwrap_or(0);
-                let own = pid == std::process::id();
-                events.push(Event {
-                    id: 0,
-                    time: SystemTime::now(),
-                    monotonic_ms: self.began.elapsed().as_millis() as u64,
-                    setting: marked.file.setting,
-                    policies: marked.file.policies.clone(),
-                    old: marked.value.replace(new.clone()),
-                    new,
-                    source: if own { Source::Pacer } else { Source::Process },
-                    process: Some(writer(pid)),
-                    cause: None,
-                });
+                let source = if pid == std::process::id() {
+                    Source::Pacer
+                } else {
+                    Source::Process
+                };
+                let id = self.push(index, new, source, Some(writer(pid)), None);
+                ids.push(id);
+                if matches!(
+                    self.marked[index].file.setting,
+                    Setting::Governor | Setting::DriverMode
+                ) {
+                    ids.extend(self.reread(Some(id)));
+                }
             }
         }
-        events
+        ids
+    }
+
+    /// Reads every file again and records what changed without a write seen: the kernel's
+    /// doing after the write `cause`, or, without one (the slow re-read), of no known source.
+    pub fn reread(&mut self, cause: Option<u64>) -> Vec<u64> {
+        let mut ids = Vec::new();
+        for index in 0..self.marked.len() {
+            let now = read_value(&self.root.join(&self.marked[index].file.path));
+            let Some(now) = now.filter(|now| self.marked[index].value.as_ref() != Some(now)) else {
+                continue;
+            };
+            let source = if cause.is_some() {
+                Source::Kernel
+            } else {
+                Source::Unknown
+            };
+            ids.push(self.push(index, now, source, None, cause));
+        }
+        ids
+    }
+
+    fn push(
+        &mut self,
+        index: usize,
+        new: String,
+        source: Source,
+        process: Option<Writer>,
+        cause: Option<u64>,
+    ) -> u64 {
+        let marked = &mut self.marked[index];
+        let event = Event {
+            id: 0,
+            time: SystemTime::now(),
+            monotonic_ms: self.began.elapsed().as_millis() as u64,
+            setting: marked.file.setting,
+            policies: marked.file.policies.clone(),
+            old: marked.value.replace(new.clone()),
+            new,
+            source,
+            process,
+            cause,
+        };
+        self.history.push(event)
     }
 }
 

@@ -39,15 +39,16 @@ type Seen<'a> = (
     &'a str,
 );
 
-/// What the recorder saw within two seconds, once at least `count` writes came.
+/// What the recorder saw within two seconds, once at least `count` events came.
 fn take(recorder: &mut Recorder, count: usize) -> Vec<Event> {
     let deadline = Instant::now() + Duration::from_secs(2);
-    let mut events = Vec::new();
-    while events.len() < count && Instant::now() < deadline {
-        events.extend(recorder.take());
+    let mut ids = Vec::new();
+    while ids.len() < count && Instant::now() < deadline {
+        ids.extend(recorder.record());
         std::thread::sleep(Duration::from_millis(20));
     }
-    events
+    let first = ids.first().copied().unwrap_or(u64::MAX);
+    recorder.history().since(first - 1).cloned().collect()
 }
 
 #[test]
@@ -58,7 +59,7 @@ fn each_write_is_attributed_to_the_process_that_made_it() {
     SimDir::open_or_create(machine.path(), "intel-hybrid").unwrap();
     let snapshot = Snapshot::read(&SysRoot::new(machine.path())).unwrap();
     let files = watched_files(machine.path(), &snapshot);
-    let mut recorder = Recorder::start(machine.path(), files).expect("root may use fanotify");
+    let mut recorder = Recorder::start(machine.path(), files, 100).expect("root may use fanotify");
     assert!(recorder.watched() >= 16 * 2 + 2, "{}", recorder.watched());
 
     let bin = tempfile::tempdir().unwrap();
@@ -150,7 +151,7 @@ fn a_write_to_the_real_sysfs_is_attributed_to_its_child() {
         setting: Setting::PlatformProfile,
         policies: Vec::new(),
     };
-    let mut recorder = Recorder::start(Path::new("/"), vec![watched]).unwrap();
+    let mut recorder = Recorder::start(Path::new("/"), vec![watched], 100).unwrap();
     let bin = tempfile::tempdir().unwrap();
     let mut child = run_as(
         bin.path(),
@@ -170,4 +171,102 @@ fn a_write_to_the_real_sysfs_is_attributed_to_its_child() {
         current,
         "unchanged"
     );
+}
+
+/// A bind mount of `dir`, unmounted when dropped: writes through it are not writes to the
+/// mount the recorder marked, as the kernel's own changes are not.
+struct Bound(tempfile::TempDir);
+
+impl Bound {
+    fn new(dir: &Path) -> Bound {
+        let target = tempfile::tempdir().unwrap();
+        let status = Command::new("mount")
+            .args(["--bind"])
+            .arg(dir)
+            .arg(target.path())
+            .status()
+            .expect("mount runs (util-linux; the tests run as root)");
+        assert!(status.success(), "mount --bind");
+        Bound(target)
+    }
+}
+
+impl Drop for Bound {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(self.0.path()).status();
+    }
+}
+
+#[test]
+fn what_changed_without_a_write_is_the_kernels_after_a_governor_write_or_unknown() {
+    let machine = tempfile::tempdir_in("/dev/shm")
+        .or_else(|_| tempfile::tempdir())
+        .unwrap();
+    SimDir::open_or_create(machine.path(), "intel-hybrid").unwrap();
+    let snapshot = Snapshot::read(&SysRoot::new(machine.path())).unwrap();
+    let files = watched_files(machine.path(), &snapshot);
+    let mut recorder = Recorder::start(machine.path(), files, 100).unwrap();
+    let kernel = Bound::new(machine.path());
+    let policy = "sys/devices/system/cpu/cpufreq/policy2";
+    // The kernel's side of a governor switch: the EPP it restores is no write.
+    std::fs::write(
+        kernel
+            .0
+            .path()
+            .join(policy)
+            .join("energy_performance_preference"),
+        "performance\n",
+    )
+    .unwrap();
+    let bin = tempfile::tempdir().unwrap();
+    let mut child = run_as(
+        bin.path(),
+        "governor-set",
+        &format!(
+            "echo performance > {}",
+            machine
+                .path()
+                .join(policy)
+                .join("scaling_governor")
+                .display()
+        ),
+    );
+    let events = take(&mut recorder, 2);
+    assert!(child.wait().unwrap().success());
+    assert_eq!(events.len(), 2, "{events:#?}");
+    let (write, restored) = (&events[0], &events[1]);
+    assert_eq!(
+        (write.setting, write.source),
+        (Setting::Governor, Source::Process)
+    );
+    assert_eq!(
+        (restored.setting, restored.source, restored.cause),
+        (Setting::Epp, Source::Kernel, Some(write.id))
+    );
+    assert_eq!(restored.policies, [2]);
+    assert_eq!(
+        (
+            restored.old.as_deref(),
+            restored.new.as_str(),
+            restored.process.as_ref()
+        ),
+        (Some("balance_performance"), "performance", None)
+    );
+    // A change with no write before it: found on the slow re-read, its source unknown.
+    std::fs::write(
+        kernel.0.path().join(policy).join("scaling_max_freq"),
+        "3000000\n",
+    )
+    .unwrap();
+    assert!(recorder.record().is_empty(), "no write was seen");
+    let ids = recorder.reread(None);
+    assert_eq!(ids.len(), 1);
+    let found = recorder.history().since(ids[0] - 1).next().unwrap();
+    assert_eq!(
+        (found.setting, found.source, found.cause, found.new.as_str()),
+        (Setting::MaxFreq, Source::Unknown, None, "3000000")
+    );
+    // The ring holds every event, in order, each with its own id.
+    let all: Vec<u64> = recorder.history().since(0).map(|e| e.id).collect();
+    assert_eq!(all, [1, 2, 3]);
 }
