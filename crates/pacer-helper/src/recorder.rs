@@ -7,6 +7,9 @@
 //! are the kernel's, caused by that write) and on a slow re-read (then who made them is not
 //! known, and the event says so). Needs CAP_SYS_ADMIN, as fanotify does.
 //!
+//! fanotify merges a writer's writes to one file that wait unread into one event, which stands
+//! for them with the value read after the last.
+//!
 //! Marks are on mounts, not inodes, so that a change made through another mount of the same
 //! files is not a write this recorder sees: how a simulated machine's kernel applies its side
 //! effects, as the real kernel applies its own without a write.
@@ -47,6 +50,8 @@ pub struct Recorder {
     root: PathBuf,
     began: Instant,
     history: History,
+    /// How often the kernel's queue of writes overflowed: writes were lost, not recorded.
+    overflows: u64,
 }
 
 impl Recorder {
@@ -97,6 +102,7 @@ impl Recorder {
             root: root.to_owned(),
             began: Instant::now(),
             history: History::new(capacity),
+            overflows: 0,
         })
     }
 
@@ -114,6 +120,12 @@ impl Recorder {
         &self.history
     }
 
+    /// How often writes were lost because the kernel's queue overflowed (a flood of writes
+    /// faster than they are taken): a gap in the recording, never filled in.
+    pub fn overflows(&self) -> u64 {
+        self.overflows
+    }
+
     /// Takes in the writes made since the last call, and after a write to a governor or
     /// driver mode what the kernel changed with it; returns the ids of the new events.
     pub fn record(&mut self) -> Vec<u64> {
@@ -124,6 +136,10 @@ impl Recorder {
                 break;
             }
             for notice in batch {
+                if notice.mask().contains(MaskFlags::FAN_Q_OVERFLOW) {
+                    self.overflows += 1;
+                    continue;
+                }
                 let Some(fd) = notice.fd() else { continue };
                 let Ok(meta) = rustix::fs::fstat(fd) else {
                     continue;
