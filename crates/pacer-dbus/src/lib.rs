@@ -4,6 +4,7 @@
 //! and, in [`client`], the calls both clients make.
 
 pub mod client;
+pub mod history;
 mod problem;
 pub mod progress;
 
@@ -15,6 +16,8 @@ use pacer_core::values::{DriverMode, Epp, Governor};
 pub const BUS_NAME: &str = "io.github.pacerapp.Pacer.Helper1";
 pub const INTERFACE: &str = "io.github.pacerapp.Pacer.Helper1";
 pub const OBJECT_PATH: &str = "/io/github/pacerapp/Pacer/Helper1";
+/// The interface of who changed the power state, on the same name and object.
+pub const HISTORY_INTERFACE: &str = "io.github.pacerapp.Pacer.History1";
 
 /// What a request of the helper's is about, by one name: polkit is told it as the details'
 /// `setting`, for rules and for its messages, and the `Changed` signal announces it as `what`.
@@ -30,6 +33,8 @@ pub enum Topic {
     /// Settings given back after their caller left, or at the next start after a crash.
     Restore,
     Measurement,
+    /// The record of who changed what.
+    History,
 }
 
 impl Topic {
@@ -43,6 +48,7 @@ impl Topic {
             Topic::SavedSettings => "saved settings",
             Topic::Restore => "restore",
             Topic::Measurement => "measurement",
+            Topic::History => "history",
         }
     }
 }
@@ -57,12 +63,15 @@ pub mod actions {
     pub const SET_DRIVER_MODE: &str = "io.github.pacerapp.Pacer.set-driver-mode";
     /// Temporary changes for a measurement, restored afterwards.
     pub const RUN_MEASUREMENT: &str = "io.github.pacerapp.Pacer.run-measurement";
+    /// Reading who changed the power state: allowed for active local sessions.
+    pub const READ_HISTORY: &str = "io.github.pacerapp.Pacer.read-history";
 
-    pub const ALL: [&str; 4] = [
+    pub const ALL: [&str; 5] = [
         SET_CPU_POWER,
         SET_SCHEDULER,
         SET_DRIVER_MODE,
         RUN_MEASUREMENT,
+        READ_HISTORY,
     ];
 }
 

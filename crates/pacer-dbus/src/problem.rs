@@ -146,6 +146,10 @@ pub enum Problem {
     MeasurementRunning,
     /// Only the caller that started the measurement may cancel it.
     NotYourMeasurement,
+    /// The caller has no watch of changes with this handle.
+    NoSuchWatch {
+        handle: u32,
+    },
     /// The helper is busy with as many calls as it takes at once.
     TooManyCalls,
     /// The kernel refused a write: the file, its errno (when there is one) and the value.
@@ -200,7 +204,9 @@ impl Problem {
             | Problem::EppHeldByGovernor { .. }
             | Problem::MeasurementRunning
             | Problem::TooManyCalls => Busy,
-            Problem::NotYourSettings { .. } | Problem::NotYourMeasurement => NotAuthorized,
+            Problem::NotYourSettings { .. }
+            | Problem::NotYourMeasurement
+            | Problem::NoSuchWatch { .. } => NotAuthorized,
             Problem::NoEpp { .. }
             | Problem::NoBoostSwitch
             | Problem::BoostOnlyForAll
@@ -372,6 +378,10 @@ impl fmt::Display for Problem {
             Problem::NotYourMeasurement => {
                 gettext("the running measurement was started by another program")
             }
+            Problem::NoSuchWatch { handle } => fill(
+                gettext("this program has no watch of changes {handle}"),
+                &[("handle", handle)],
+            ),
             Problem::TooManyCalls => {
                 gettext("pacer-helper is answering too many calls at once; try again")
             }

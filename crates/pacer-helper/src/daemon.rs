@@ -14,6 +14,8 @@ use pacer_core::sim::{MachineRoot, SimDir, SimMachine};
 use zbus::fdo::DBusProxy;
 
 use crate::activity::Activity;
+use crate::authority::Authority;
+use crate::history_service::HistoryService;
 use crate::journal::{self, Journal};
 use crate::kernel::Kernel;
 use crate::service::Helper;
@@ -137,6 +139,13 @@ pub async fn run(options: Options) -> anyhow::Result<()> {
     };
     let profile_bus = (!options.session).then(|| connection.clone());
     let activity = Activity::default();
+    let (announce, mut announcements) = tokio::sync::mpsc::unbounded_channel();
+    let history = HistoryService::new(
+        kernel.root().to_owned(),
+        Authority::new(polkit.clone()),
+        activity.clone(),
+        announce,
+    );
     let helper = Helper::new(
         Arc::new(kernel),
         polkit,
@@ -154,6 +163,16 @@ pub async fn run(options: Options) -> anyhow::Result<()> {
         .interface::<_, Helper>(pacer_dbus::OBJECT_PATH)
         .await
         .context("cannot reach the helper's object")?;
+    connection
+        .object_server()
+        .at(pacer_dbus::OBJECT_PATH, history)
+        .await
+        .context("cannot serve the history")?;
+    let history = connection
+        .object_server()
+        .interface::<_, HistoryService>(pacer_dbus::OBJECT_PATH)
+        .await
+        .context("cannot reach the history")?;
     connection
         .request_name(pacer_dbus::BUS_NAME)
         .await
@@ -192,6 +211,7 @@ pub async fn run(options: Options) -> anyhow::Result<()> {
                 let name = args.name().as_str();
                 if name.starts_with(':') {
                     served.get().await.departed(name).await;
+                    history.get().await.departed(name);
                 }
                 if options.exit_with.as_deref() == Some(name) {
                     break;
@@ -207,6 +227,9 @@ pub async fn run(options: Options) -> anyhow::Result<()> {
                 {
                     break;
                 }
+            }
+            Some(event) = announcements.recv() => {
+                let _ = HistoryService::changed(history.signal_emitter(), &event).await;
             }
             _ = terminate.recv() => break,
             _ = interrupt.recv() => break,

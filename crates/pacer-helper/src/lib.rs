@@ -4,6 +4,7 @@
 pub mod activity;
 mod authority;
 pub mod daemon;
+mod history_service;
 pub mod journal;
 pub mod kernel;
 pub mod recorder;

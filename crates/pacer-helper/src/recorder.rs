@@ -14,7 +14,7 @@
 //! files is not a write this recorder sees: how a simulated machine's kernel applies its side
 //! effects, as the real kernel applies its own without a write.
 
-use std::os::fd::{AsFd, BorrowedFd};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd};
 use std::os::unix::fs::{FileExt, MetadataExt};
 use std::path::{Path, PathBuf};
 use std::time::{Instant, SystemTime};
@@ -33,12 +33,13 @@ pub enum RecorderError {
     Mark { path: PathBuf, errno: Errno },
 }
 
-/// A marked file and what it held when last read.
+/// A watched file and what it held when last read.
 #[derive(Debug)]
 struct Marked {
     file: WatchedFile,
-    /// Device and inode: how an event's descriptor is matched to the file.
-    key: (u64, u64),
+    /// Where it is: an event's descriptor is matched to the file by its path, which stays
+    /// when a writer replaces the file (as a simulated machine's do).
+    path: PathBuf,
     value: Option<String>,
 }
 
@@ -47,7 +48,6 @@ struct Marked {
 pub struct Recorder {
     fanotify: Fanotify,
     marked: Vec<Marked>,
-    root: PathBuf,
     began: Instant,
     history: History,
     /// How often the kernel's queue of writes overflowed: writes were lost, not recorded.
@@ -55,13 +55,13 @@ pub struct Recorder {
 }
 
 impl Recorder {
-    /// Marks the mounts of each of `files` under `root`, keeping `capacity` events. A file
-    /// that cannot be watched fails the whole, by name: a recording that silently misses a
-    /// file would mislead.
+    /// Marks the mounts of each of `files` under `root`, adding to `history` (a new one, or
+    /// an earlier recording's, whose ids it goes on from). A file that cannot be watched
+    /// fails the whole, by name: a recording that silently misses a file would mislead.
     pub fn start(
         root: &Path,
         files: Vec<WatchedFile>,
-        capacity: usize,
+        history: History,
     ) -> Result<Recorder, RecorderError> {
         let fanotify = Fanotify::init(
             InitFlags::FAN_CLASS_NOTIF | InitFlags::FAN_CLOEXEC | InitFlags::FAN_NONBLOCK,
@@ -91,17 +91,16 @@ impl Recorder {
                 mounts_marked.push(meta.dev());
             }
             marked.push(Marked {
-                key: (meta.dev(), meta.ino()),
                 value: read_value(&path),
+                path,
                 file,
             });
         }
         Ok(Recorder {
             fanotify,
             marked,
-            root: root.to_owned(),
             began: Instant::now(),
-            history: History::new(capacity),
+            history,
             overflows: 0,
         })
     }
@@ -118,6 +117,11 @@ impl Recorder {
 
     pub fn history(&self) -> &History {
         &self.history
+    }
+
+    /// Stops recording; what it recorded stays.
+    pub fn into_history(self) -> History {
+        self.history
     }
 
     /// How often writes were lost because the kernel's queue overflowed (a flood of writes
@@ -141,11 +145,11 @@ impl Recorder {
                     continue;
                 }
                 let Some(fd) = notice.fd() else { continue };
-                let Ok(meta) = rustix::fs::fstat(fd) else {
+                let Ok(path) = std::fs::read_link(format!("/proc/self/fd/{}", fd.as_raw_fd()))
+                else {
                     continue;
                 };
-                let key = (meta.st_dev, meta.st_ino);
-                let Some(index) = self.marked.iter().position(|m| m.key == key) else {
+                let Some(index) = self.marked.iter().position(|m| m.path == path) else {
                     continue;
                 };
                 let new = read_fd(fd).unwrap_or_default();
@@ -173,7 +177,7 @@ impl Recorder {
     pub fn reread(&mut self, cause: Option<u64>) -> Vec<u64> {
         let mut ids = Vec::new();
         for index in 0..self.marked.len() {
-            let now = read_value(&self.root.join(&self.marked[index].file.path));
+            let now = read_value(&self.marked[index].path);
             let Some(now) = now.filter(|now| self.marked[index].value.as_ref() != Some(now)) else {
                 continue;
             };

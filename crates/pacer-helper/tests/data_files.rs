@@ -64,6 +64,7 @@ fn the_policy_declares_exactly_the_actions_the_helper_checks() {
             .to_owned()
     };
     assert_eq!(defaults_of(pacer_dbus::actions::SET_CPU_POWER), "yes");
+    assert_eq!(defaults_of(pacer_dbus::actions::READ_HISTORY), "yes");
     for id in [
         pacer_dbus::actions::SET_SCHEDULER,
         pacer_dbus::actions::SET_DRIVER_MODE,

@@ -507,12 +507,12 @@ async fn idle_exit_and_activation() {
     );
 }
 
-/// The interface as written in `data/` and as the helper introspects, without comments
-/// and spaces.
-fn interface_of(xml: &str) -> String {
+/// The interface `name` as written in `data/` and as the helper introspects, without
+/// comments and spaces.
+fn interface_of(xml: &str, name: &str) -> String {
     let start = xml
-        .find("<interface name=\"io.github.pacerapp.Pacer.Helper1\">")
-        .unwrap();
+        .find(&format!("<interface name=\"{name}\">"))
+        .unwrap_or_else(|| panic!("no {name} in {xml}"));
     let end = start + xml[start..].find("</interface>").unwrap();
     let mut text = xml[start..end].to_owned();
     while let (Some(open), Some(close)) = (text.find("<!--"), text.find("-->")) {
@@ -543,5 +543,11 @@ async fn the_interface_xml_in_data_is_what_the_helper_serves() {
         "/../../data/io.github.pacerapp.Pacer.Helper1.xml"
     ))
     .unwrap();
-    assert_eq!(interface_of(&data), interface_of(&live));
+    for name in [pacer_dbus::INTERFACE, pacer_dbus::HISTORY_INTERFACE] {
+        assert_eq!(
+            interface_of(&data, name),
+            interface_of(&live, name),
+            "{name}"
+        );
+    }
 }

@@ -9,7 +9,7 @@ use std::path::Path;
 use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
-use pacer_core::history::{watched_files, Event, Setting, Source, WatchedFile};
+use pacer_core::history::{watched_files, Event, History, Setting, Source, WatchedFile};
 use pacer_core::sim::SimDir;
 use pacer_core::{Snapshot, SysRoot};
 use pacer_helper::recorder::Recorder;
@@ -59,7 +59,8 @@ fn each_write_is_attributed_to_the_process_that_made_it() {
     SimDir::open_or_create(machine.path(), "intel-hybrid").unwrap();
     let snapshot = Snapshot::read(&SysRoot::new(machine.path())).unwrap();
     let files = watched_files(machine.path(), &snapshot);
-    let mut recorder = Recorder::start(machine.path(), files, 100).expect("root may use fanotify");
+    let mut recorder =
+        Recorder::start(machine.path(), files, History::new(100)).expect("root may use fanotify");
     assert!(recorder.watched() >= 16 * 2 + 2, "{}", recorder.watched());
 
     let bin = tempfile::tempdir().unwrap();
@@ -151,7 +152,7 @@ fn a_write_to_the_real_sysfs_is_attributed_to_its_child() {
         setting: Setting::PlatformProfile,
         policies: Vec::new(),
     };
-    let mut recorder = Recorder::start(Path::new("/"), vec![watched], 100).unwrap();
+    let mut recorder = Recorder::start(Path::new("/"), vec![watched], History::new(100)).unwrap();
     let bin = tempfile::tempdir().unwrap();
     let mut child = run_as(
         bin.path(),
@@ -205,7 +206,7 @@ fn what_changed_without_a_write_is_the_kernels_after_a_governor_write_or_unknown
     SimDir::open_or_create(machine.path(), "intel-hybrid").unwrap();
     let snapshot = Snapshot::read(&SysRoot::new(machine.path())).unwrap();
     let files = watched_files(machine.path(), &snapshot);
-    let mut recorder = Recorder::start(machine.path(), files, 100).unwrap();
+    let mut recorder = Recorder::start(machine.path(), files, History::new(100)).unwrap();
     let kernel = Bound::new(machine.path());
     let policy = "sys/devices/system/cpu/cpufreq/policy2";
     // The kernel's side of a governor switch: the EPP it restores is no write.
@@ -279,7 +280,7 @@ fn a_burst_of_100000_writes_keeps_the_ring_at_its_size() {
     SimDir::open_or_create(machine.path(), "intel-hybrid").unwrap();
     let snapshot = Snapshot::read(&SysRoot::new(machine.path())).unwrap();
     let files = watched_files(machine.path(), &snapshot);
-    let mut recorder = Recorder::start(machine.path(), files, 10_000).unwrap();
+    let mut recorder = Recorder::start(machine.path(), files, History::new(10_000)).unwrap();
     let epp = machine
         .path()
         .join("sys/devices/system/cpu/cpufreq/policy1/energy_performance_preference");

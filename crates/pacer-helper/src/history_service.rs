@@ -1,0 +1,264 @@
+//! The helper's `io.github.pacerapp.Pacer.History1` interface: who changed the machine's
+//! power state. Recording runs while some caller keeps a watch open (`WatchChanges`), on a
+//! thread of its own (`crate::recorder`); a watch ends when its caller leaves the bus or
+//! stops it, and while one is open the helper does not idle out. Every event is announced
+//! (`Changed`) and kept in the ring for as long as the helper runs (`History`). Reading needs
+//! polkit's `io.github.pacerapp.Pacer.read-history`.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use pacer_core::history::{watched_files, History};
+use pacer_core::{Snapshot, SysRoot};
+use pacer_dbus::{actions, Problem, Topic};
+use zbus::message::Header;
+use zbus::object_server::SignalEmitter;
+
+use crate::activity::{Activity, Call};
+use crate::authority::{details, Authority, Policies};
+use crate::recorder::Recorder;
+
+/// How often the files are read again for changes no write showed.
+const REREAD_EVERY: Duration = Duration::from_secs(5);
+/// How long the recording thread waits for writes before it looks whether to stop.
+const POLL_MS: i32 = 200;
+
+/// A caller's open watch: it keeps the helper from idling out.
+#[derive(Debug)]
+struct Watch {
+    handle: u32,
+    owner: String,
+    _keeps_busy: Call,
+}
+
+/// The recording thread, stopped when dropped.
+#[derive(Debug)]
+struct Recording {
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Drop for Recording {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+#[derive(Debug, Default)]
+struct State {
+    watches: Vec<Watch>,
+    next_handle: u32,
+    recording: Option<Recording>,
+}
+
+#[derive(Debug)]
+pub struct HistoryService {
+    root: PathBuf,
+    authority: Authority,
+    activity: Activity,
+    state: Mutex<State>,
+    /// The recording's events: kept after a recording stops, for as long as the helper runs.
+    recorded: Arc<Mutex<Option<Recorder>>>,
+    /// Events to announce, from the recording thread.
+    announce: tokio::sync::mpsc::UnboundedSender<String>,
+}
+
+impl HistoryService {
+    /// A service for the machine under `root`; `announce` takes the events to signal.
+    pub fn new(
+        root: PathBuf,
+        authority: Authority,
+        activity: Activity,
+        announce: tokio::sync::mpsc::UnboundedSender<String>,
+    ) -> HistoryService {
+        HistoryService {
+            root,
+            authority,
+            activity,
+            state: Mutex::default(),
+            recorded: Arc::default(),
+            announce,
+        }
+    }
+
+    fn state(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Ends the watches of `name`, which left the bus; the recording stops with the last.
+    pub fn departed(&self, name: &str) {
+        let mut state = self.state();
+        state.watches.retain(|watch| watch.owner != name);
+        if state.watches.is_empty() {
+            state.recording = None;
+        }
+    }
+
+    /// Starts recording on a thread of its own, unless it runs.
+    fn record(&self, state: &mut State) -> Result<(), Problem> {
+        if state.recording.is_some() {
+            return Ok(());
+        }
+        let root = SysRoot::new(&self.root);
+        let snapshot = Snapshot::read(&root).map_err(|error| Problem::Internal {
+            error: error.to_string(),
+        })?;
+        // An earlier recording's events stay, and the ids go on from them.
+        let history = lock(&self.recorded)
+            .take()
+            .map_or_else(|| History::new(History::CAPACITY), Recorder::into_history);
+        let recorder = Recorder::start(&self.root, watched_files(&self.root, &snapshot), history)
+            .map_err(|error| Problem::Internal {
+            error: error.to_string(),
+        })?;
+        let fd = recorder
+            .fd()
+            .try_clone_to_owned()
+            .map_err(|error| Problem::Internal {
+                error: error.to_string(),
+            })?;
+        *lock(&self.recorded) = Some(recorder);
+        let stop = Arc::new(AtomicBool::new(false));
+        let (recorded, stopping, announce) = (
+            Arc::clone(&self.recorded),
+            Arc::clone(&stop),
+            self.announce.clone(),
+        );
+        let thread = std::thread::Builder::new()
+            .name("recorder".to_owned())
+            .spawn(move || {
+                let mut reread = Instant::now();
+                while !stopping.load(Ordering::Relaxed) {
+                    let mut ready = [rustix::event::PollFd::new(
+                        &fd,
+                        rustix::event::PollFlags::IN,
+                    )];
+                    let timeout = rustix::event::Timespec {
+                        tv_sec: 0,
+                        tv_nsec: i64::from(POLL_MS) * 1_000_000,
+                    };
+                    let _ = rustix::event::poll(&mut ready, Some(&timeout));
+                    let mut guard = lock(&recorded);
+                    let Some(recorder) = guard.as_mut() else {
+                        break;
+                    };
+                    let mut ids = recorder.record();
+                    if reread.elapsed() >= REREAD_EVERY {
+                        reread = Instant::now();
+                        ids.extend(recorder.reread(None));
+                    }
+                    let first = ids.iter().min().copied().unwrap_or(u64::MAX);
+                    for event in recorder.history().since(first.saturating_sub(1)) {
+                        if let Ok(json) = serde_json::to_string(event) {
+                            let _ = announce.send(json);
+                        }
+                    }
+                }
+            })
+            .map_err(|error| Problem::Internal {
+                error: error.to_string(),
+            })?;
+        state.recording = Some(Recording {
+            stop,
+            thread: Some(thread),
+        });
+        Ok(())
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+fn caller(header: &Header<'_>) -> String {
+    header.sender().map(ToString::to_string).unwrap_or_default()
+}
+
+#[zbus::interface(name = "io.github.pacerapp.Pacer.History1")]
+impl HistoryService {
+    /// Records changes until the caller leaves the bus or stops the watch; returns its handle.
+    async fn watch_changes(
+        &self,
+        #[zbus(header)] header: Header<'_>,
+    ) -> Result<u32, pacer_dbus::HelperError> {
+        let call = self.activity.call()?;
+        self.authority
+            .check(
+                &header,
+                actions::READ_HISTORY,
+                &details(Topic::History, "watch", Policies::All),
+            )
+            .await?;
+        let mut state = self.state();
+        self.record(&mut state)?;
+        state.next_handle += 1;
+        let handle = state.next_handle;
+        state.watches.push(Watch {
+            handle,
+            owner: caller(&header),
+            _keeps_busy: call,
+        });
+        Ok(handle)
+    }
+
+    /// Ends the caller's watch `handle` (a handle of another caller's is refused).
+    async fn stop_watching(
+        &self,
+        #[zbus(header)] header: Header<'_>,
+        handle: u32,
+    ) -> Result<(), pacer_dbus::HelperError> {
+        let _call = self.activity.call()?;
+        let mut state = self.state();
+        let owner = caller(&header);
+        let Some(index) = state
+            .watches
+            .iter()
+            .position(|w| w.handle == handle && w.owner == owner)
+        else {
+            return Err(Problem::NoSuchWatch { handle }.into());
+        };
+        state.watches.remove(index);
+        if state.watches.is_empty() {
+            state.recording = None;
+        }
+        Ok(())
+    }
+
+    /// The events after id `since` (0: all kept), oldest first, as a JSON array (schema 1,
+    /// `docs/contracts.md` 4).
+    async fn history(
+        &self,
+        #[zbus(header)] header: Header<'_>,
+        since: u64,
+    ) -> Result<String, pacer_dbus::HelperError> {
+        let _call = self.activity.call()?;
+        self.authority
+            .check(
+                &header,
+                actions::READ_HISTORY,
+                &details(Topic::History, "read", Policies::All),
+            )
+            .await?;
+        let recorded = lock(&self.recorded);
+        let events: Vec<_> = recorded
+            .as_ref()
+            .map(|recorder| recorder.history().since(since).collect())
+            .unwrap_or_default();
+        serde_json::to_string(&events).map_err(|error| {
+            Problem::Internal {
+                error: error.to_string(),
+            }
+            .into()
+        })
+    }
+
+    /// A change: one event as a JSON object (schema 1).
+    #[zbus(signal)]
+    pub async fn changed(emitter: &SignalEmitter<'_>, event: &str) -> zbus::Result<()>;
+}
