@@ -106,23 +106,14 @@ impl HistoryService {
             return Ok(());
         }
         let root = SysRoot::new(&self.root);
-        let snapshot = Snapshot::read(&root).map_err(|error| Problem::Internal {
-            error: error.to_string(),
-        })?;
+        let snapshot = Snapshot::read(&root).map_err(internal)?;
         // An earlier recording's events stay, and the ids go on from them.
         let history = lock(&self.recorded)
             .take()
             .map_or_else(|| History::new(History::CAPACITY), Recorder::into_history);
         let recorder = Recorder::start(&self.root, watched_files(&self.root, &snapshot), history)
-            .map_err(|error| Problem::Internal {
-            error: error.to_string(),
-        })?;
-        let fd = recorder
-            .fd()
-            .try_clone_to_owned()
-            .map_err(|error| Problem::Internal {
-                error: error.to_string(),
-            })?;
+            .map_err(internal)?;
+        let fd = recorder.fd().try_clone_to_owned().map_err(internal)?;
         *lock(&self.recorded) = Some(recorder);
         let stop = Arc::new(AtomicBool::new(false));
         let (recorded, stopping, announce) = (
@@ -161,14 +152,19 @@ impl HistoryService {
                     }
                 }
             })
-            .map_err(|error| Problem::Internal {
-                error: error.to_string(),
-            })?;
+            .map_err(internal)?;
         state.recording = Some(Recording {
             stop,
             thread: Some(thread),
         });
         Ok(())
+    }
+}
+
+/// What went wrong inside the helper, for its caller.
+fn internal(error: impl std::fmt::Display) -> Problem {
+    Problem::Internal {
+        error: error.to_string(),
     }
 }
 
@@ -250,12 +246,7 @@ impl HistoryService {
             .as_ref()
             .map(|recorder| recorder.history().since(since).collect())
             .unwrap_or_default();
-        serde_json::to_string(&events).map_err(|error| {
-            Problem::Internal {
-                error: error.to_string(),
-            }
-            .into()
-        })
+        serde_json::to_string(&events).map_err(|error| internal(error).into())
     }
 
     /// A change: one event as a JSON object (schema 1).

@@ -28,6 +28,19 @@ fn run_as(dir: &Path, name: &str, script: &str) -> Child {
         .unwrap()
 }
 
+/// The simulated laptop in memory, and a recorder of its files keeping `capacity` events.
+fn simulated_laptop(capacity: usize) -> (tempfile::TempDir, Recorder) {
+    let machine = tempfile::tempdir_in("/dev/shm")
+        .or_else(|_| tempfile::tempdir())
+        .unwrap();
+    SimDir::open_or_create(machine.path(), "intel-hybrid").unwrap();
+    let snapshot = Snapshot::read(&SysRoot::new(machine.path())).unwrap();
+    let files = watched_files(machine.path(), &snapshot);
+    let recorder = Recorder::start(machine.path(), files, History::new(capacity))
+        .expect("root may use fanotify");
+    (machine, recorder)
+}
+
 /// An event as the test compares it: setting, policies, old, new, source, PID, command.
 type Seen<'a> = (
     Setting,
@@ -53,14 +66,7 @@ fn take(recorder: &mut Recorder, count: usize) -> Vec<Event> {
 
 #[test]
 fn each_write_is_attributed_to_the_process_that_made_it() {
-    let machine = tempfile::tempdir_in("/dev/shm")
-        .or_else(|_| tempfile::tempdir())
-        .unwrap();
-    SimDir::open_or_create(machine.path(), "intel-hybrid").unwrap();
-    let snapshot = Snapshot::read(&SysRoot::new(machine.path())).unwrap();
-    let files = watched_files(machine.path(), &snapshot);
-    let mut recorder =
-        Recorder::start(machine.path(), files, History::new(100)).expect("root may use fanotify");
+    let (machine, mut recorder) = simulated_laptop(100);
     assert!(recorder.watched() >= 16 * 2 + 2, "{}", recorder.watched());
 
     let bin = tempfile::tempdir().unwrap();
@@ -200,13 +206,7 @@ impl Drop for Bound {
 
 #[test]
 fn what_changed_without_a_write_is_the_kernels_after_a_governor_write_or_unknown() {
-    let machine = tempfile::tempdir_in("/dev/shm")
-        .or_else(|_| tempfile::tempdir())
-        .unwrap();
-    SimDir::open_or_create(machine.path(), "intel-hybrid").unwrap();
-    let snapshot = Snapshot::read(&SysRoot::new(machine.path())).unwrap();
-    let files = watched_files(machine.path(), &snapshot);
-    let mut recorder = Recorder::start(machine.path(), files, History::new(100)).unwrap();
+    let (machine, mut recorder) = simulated_laptop(100);
     let kernel = Bound::new(machine.path());
     let policy = "sys/devices/system/cpu/cpufreq/policy2";
     // The kernel's side of a governor switch: the EPP it restores is no write.
@@ -274,13 +274,7 @@ fn what_changed_without_a_write_is_the_kernels_after_a_governor_write_or_unknown
 
 #[test]
 fn a_burst_of_100000_writes_keeps_the_ring_at_its_size() {
-    let machine = tempfile::tempdir_in("/dev/shm")
-        .or_else(|_| tempfile::tempdir())
-        .unwrap();
-    SimDir::open_or_create(machine.path(), "intel-hybrid").unwrap();
-    let snapshot = Snapshot::read(&SysRoot::new(machine.path())).unwrap();
-    let files = watched_files(machine.path(), &snapshot);
-    let mut recorder = Recorder::start(machine.path(), files, History::new(10_000)).unwrap();
+    let (machine, mut recorder) = simulated_laptop(10_000);
     let epp = machine
         .path()
         .join("sys/devices/system/cpu/cpufreq/policy1/energy_performance_preference");
