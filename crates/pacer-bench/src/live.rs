@@ -211,6 +211,11 @@ fn sleep_until(when: Instant) {
     }
 }
 
+/// Where the kernel says `policy`'s current frequency (kHz), relative to the root.
+pub(crate) fn cur_freq_file(policy: u32) -> String {
+    format!("sys/devices/system/cpu/cpufreq/policy{policy}/scaling_cur_freq")
+}
+
 /// Reads a policy's current frequency, and gives up for good once the kernel does not say.
 struct FrequencyReader<'a> {
     root: &'a SysRoot,
@@ -221,9 +226,7 @@ impl<'a> FrequencyReader<'a> {
     fn new(root: &'a SysRoot, policy: Option<u32>) -> Self {
         FrequencyReader {
             root,
-            file: policy.map(|policy| {
-                format!("sys/devices/system/cpu/cpufreq/policy{policy}/scaling_cur_freq")
-            }),
+            file: policy.map(cur_freq_file),
         }
     }
 

@@ -184,7 +184,7 @@ fn settle(root: &SysRoot, policy: Option<u32>, minimum: Duration) -> f64 {
     let Some(policy) = policy else {
         return start.elapsed().as_secs_f64() * 1e3;
     };
-    let file = format!("sys/devices/system/cpu/cpufreq/policy{policy}/scaling_cur_freq");
+    let file = live::cur_freq_file(policy);
     let read = || -> Option<f64> { root.read_text(&file).ok()?.trim().parse().ok() };
     let mut previous = read();
     while start.elapsed() < minimum + Duration::from_secs(2) {

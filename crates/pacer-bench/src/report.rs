@@ -285,13 +285,14 @@ pub fn measure_ramp(
                 if cancel.load(std::sync::atomic::Ordering::Relaxed) {
                     break 'trials;
                 }
-                let Some(result) = result else { break };
+                let Some(mut result) = result else { break };
                 let disturbed = result.off_cpu.share() > DISTURBED_SHARE;
                 if disturbed && attempt < MAX_REPEATS {
                     repeated_trials += 1;
                     continue;
                 }
-                report(Stage::Done, result.curve.clone(), watched.mhz);
+                // The curve is the progress's alone: it goes there.
+                report(Stage::Done, std::mem::take(&mut result.curve), watched.mhz);
                 trials.push(result);
                 break;
             }

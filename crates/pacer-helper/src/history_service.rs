@@ -144,8 +144,9 @@ impl HistoryService {
                         reread = Instant::now();
                         ids.extend(recorder.reread(None));
                     }
-                    let first = ids.iter().min().copied().unwrap_or(u64::MAX);
-                    for event in recorder.history().since(first.saturating_sub(1)) {
+                    // The ids count up: the new events are those from the first.
+                    let Some(&first) = ids.first() else { continue };
+                    for event in recorder.history().since(first - 1) {
                         if let Ok(json) = serde_json::to_string(event) {
                             let _ = announce.send(json);
                         }
