@@ -152,6 +152,7 @@ pub async fn run(options: Options) -> anyhow::Result<()> {
         profile_bus,
         journal.clone(),
         activity.clone(),
+        history.log(),
     );
     connection
         .object_server()

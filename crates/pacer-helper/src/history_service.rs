@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use pacer_core::history::{watched_files, History};
+use pacer_core::history::{watched_files, History, Writer};
 use pacer_core::{Snapshot, SysRoot};
 use pacer_dbus::{actions, Problem, Topic};
 use zbus::message::Header;
@@ -57,16 +57,48 @@ struct State {
     recording: Option<Recording>,
 }
 
+/// The recording, as the recording thread and the helper's own writes reach it.
+#[derive(Debug, Clone)]
+pub struct Log {
+    /// The recording's events: kept after a recording stops, for as long as the helper runs.
+    recorded: Arc<Mutex<Option<Recorder>>>,
+    /// Events to announce (`Changed`).
+    announcements: tokio::sync::mpsc::UnboundedSender<String>,
+}
+
+impl Log {
+    /// Makes the helper's own write(s) `write` with the recording held, then takes them in
+    /// as Pacer's for `on_behalf` (the caller served; `None`: the helper's own restoring),
+    /// with what the kernel changed after them. Held, the recording cannot take a write
+    /// half-way, nor re-read the files between the write and the kernel's side of it.
+    pub fn writing<R>(&self, on_behalf: Option<&Writer>, write: impl FnOnce() -> R) -> R {
+        let mut recorded = lock(&self.recorded);
+        let result = write();
+        if let Some(recorder) = recorded.as_mut() {
+            let ids = recorder.record(on_behalf);
+            self.announce(recorder, &ids);
+        }
+        result
+    }
+
+    /// Announces the events `ids` (new, so counting up from the first).
+    fn announce(&self, recorder: &Recorder, ids: &[u64]) {
+        let Some(&first) = ids.first() else { return };
+        for event in recorder.history().since(first - 1) {
+            if let Ok(json) = serde_json::to_string(event) {
+                let _ = self.announcements.send(json);
+            }
+        }
+    }
+}
+
 #[derive(Debug)]
 pub struct HistoryService {
     root: PathBuf,
     authority: Authority,
     activity: Activity,
     state: Mutex<State>,
-    /// The recording's events: kept after a recording stops, for as long as the helper runs.
-    recorded: Arc<Mutex<Option<Recorder>>>,
-    /// Events to announce, from the recording thread.
-    announce: tokio::sync::mpsc::UnboundedSender<String>,
+    log: Log,
 }
 
 impl HistoryService {
@@ -82,9 +114,16 @@ impl HistoryService {
             authority,
             activity,
             state: Mutex::default(),
-            recorded: Arc::default(),
-            announce,
+            log: Log {
+                recorded: Arc::default(),
+                announcements: announce,
+            },
         }
+    }
+
+    /// Where the helper's own writes go to be recorded.
+    pub fn log(&self) -> Log {
+        self.log.clone()
     }
 
     fn state(&self) -> MutexGuard<'_, State> {
@@ -108,19 +147,15 @@ impl HistoryService {
         let root = SysRoot::new(&self.root);
         let snapshot = Snapshot::read(&root).map_err(internal)?;
         // An earlier recording's events stay, and the ids go on from them.
-        let history = lock(&self.recorded)
+        let history = lock(&self.log.recorded)
             .take()
             .map_or_else(|| History::new(History::CAPACITY), Recorder::into_history);
         let recorder = Recorder::start(&self.root, watched_files(&self.root, &snapshot), history)
             .map_err(internal)?;
         let fd = recorder.fd().try_clone_to_owned().map_err(internal)?;
-        *lock(&self.recorded) = Some(recorder);
+        *lock(&self.log.recorded) = Some(recorder);
         let stop = Arc::new(AtomicBool::new(false));
-        let (recorded, stopping, announce) = (
-            Arc::clone(&self.recorded),
-            Arc::clone(&stop),
-            self.announce.clone(),
-        );
+        let (log, stopping) = (self.log.clone(), Arc::clone(&stop));
         let thread = std::thread::Builder::new()
             .name("recorder".to_owned())
             .spawn(move || {
@@ -135,22 +170,16 @@ impl HistoryService {
                         tv_nsec: i64::from(POLL_MS) * 1_000_000,
                     };
                     let _ = rustix::event::poll(&mut ready, Some(&timeout));
-                    let mut guard = lock(&recorded);
+                    let mut guard = lock(&log.recorded);
                     let Some(recorder) = guard.as_mut() else {
                         break;
                     };
-                    let mut ids = recorder.record();
+                    let mut ids = recorder.record(None);
                     if reread.elapsed() >= REREAD_EVERY {
                         reread = Instant::now();
                         ids.extend(recorder.reread(None));
                     }
-                    // The ids count up: the new events are those from the first.
-                    let Some(&first) = ids.first() else { continue };
-                    for event in recorder.history().since(first - 1) {
-                        if let Ok(json) = serde_json::to_string(event) {
-                            let _ = announce.send(json);
-                        }
-                    }
+                    log.announce(recorder, &ids);
                 }
             })
             .map_err(internal)?;
@@ -175,6 +204,18 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 
 fn caller(header: &Header<'_>) -> String {
     header.sender().map(ToString::to_string).unwrap_or_default()
+}
+
+/// The process behind the caller of a call, as the bus knows it (`None` when the bus cannot
+/// say: the caller left).
+pub async fn caller_process(bus: &zbus::Connection, header: &Header<'_>) -> Option<Writer> {
+    let sender = header.sender()?;
+    let proxy = zbus::fdo::DBusProxy::new(bus).await.ok()?;
+    let pid = proxy
+        .get_connection_unix_process_id(sender.clone().into())
+        .await
+        .ok()?;
+    Some(crate::recorder::writer(pid))
 }
 
 #[zbus::interface(name = "io.github.pacerapp.Pacer.History1")]
@@ -242,7 +283,7 @@ impl HistoryService {
                 &details(Topic::History, "read", Policies::All),
             )
             .await?;
-        let recorded = lock(&self.recorded);
+        let recorded = lock(&self.log.recorded);
         let events: Vec<_> = recorded
             .as_ref()
             .map(|recorder| recorder.history().since(since).collect())

@@ -131,8 +131,10 @@ impl Recorder {
     }
 
     /// Takes in the writes made since the last call, and after a write to a governor or
-    /// driver mode what the kernel changed with it; returns the ids of the new events.
-    pub fn record(&mut self) -> Vec<u64> {
+    /// driver mode what the kernel changed with it; returns the ids of the new events. This
+    /// process's own writes are Pacer's, made for `on_behalf` (the caller whose request they
+    /// served) when given.
+    pub fn record(&mut self, on_behalf: Option<&Writer>) -> Vec<u64> {
         let mut ids = Vec::new();
         // Each read takes what fits a page; the queue may hold more.
         while let Ok(batch) = self.fanotify.read_events() {
@@ -154,12 +156,12 @@ impl Recorder {
                 };
                 let new = read_fd(fd).unwrap_or_default();
                 let pid = u32::try_from(notice.pid()).unwrap_or(0);
-                let source = if pid == std::process::id() {
-                    Source::Pacer
+                let (source, process) = if pid == std::process::id() {
+                    (Source::Pacer, on_behalf.cloned())
                 } else {
-                    Source::Process
+                    (Source::Process, Some(writer(pid)))
                 };
-                let id = self.push(index, new, source, Some(writer(pid)), None);
+                let id = self.push(index, new, source, process, None);
                 ids.push(id);
                 if matches!(
                     self.marked[index].file.setting,

@@ -16,6 +16,7 @@ use std::sync::{Arc, Mutex};
 use pacer_bench::progress::Progress;
 use pacer_bench::report::RampOptions;
 use pacer_bench::source::ramp_of;
+use pacer_core::history::Writer;
 use pacer_core::machine::Snapshot;
 use pacer_core::profile::expectation;
 use pacer_core::status_json::StatusDocument;
@@ -27,6 +28,7 @@ use zbus_polkit::policykit1::AuthorityProxy;
 
 use crate::activity::{Activity, Call};
 use crate::authority::{details, Authority, Change, Policies};
+use crate::history_service::{caller_process, Log};
 use crate::journal::{Journal, SaveError, Settings};
 use crate::kernel::{Kernel, Target};
 use crate::status_cache::StatusCache;
@@ -50,6 +52,8 @@ pub struct Helper {
     status: StatusCache,
     /// One measurement at a time.
     measurement: Mutex<Option<Running>>,
+    /// Where its writes are recorded, as Pacer's for the caller.
+    log: Log,
 }
 
 /// Where a turbo switch is written: one machine-wide file (and the value meaning the wanted
@@ -79,6 +83,7 @@ impl Helper {
         profile_bus: Option<zbus::Connection>,
         journal: Journal,
         activity: Activity,
+        log: Log,
     ) -> Helper {
         Helper {
             status: StatusCache::new(Arc::clone(&kernel), profile_bus),
@@ -88,6 +93,7 @@ impl Helper {
             journal,
             activity,
             measurement: Mutex::new(None),
+            log,
         }
     }
 
@@ -121,13 +127,14 @@ impl Helper {
 
     /// The path of every method that changes a setting: count the call, read the machine,
     /// validate the whole request against it (`plan`: the change, and what to write), ask
-    /// polkit about the caller, write and read back (`apply`), announce.
+    /// polkit about the caller, write for the caller's process and read back (`apply`),
+    /// announce.
     async fn change<P, R>(
         &self,
         header: &Header<'_>,
         emitter: &SignalEmitter<'_>,
         plan: impl FnOnce(&Snapshot) -> Result<(Change, P), Problem>,
-        apply: impl AsyncFnOnce(P) -> Result<R, Problem>,
+        apply: impl AsyncFnOnce(Option<Writer>, P) -> Result<R, Problem>,
     ) -> Result<R, HelperError> {
         let _call = self.call()?;
         let snapshot = self.read_machine()?;
@@ -135,7 +142,8 @@ impl Helper {
         self.authority
             .check(header, change.action, &change.details)
             .await?;
-        let result = apply(planned).await?;
+        let by = caller_process(emitter.connection(), header).await;
+        let result = apply(by, planned).await?;
         let (what, policies) = change.announce;
         self.changed_now(emitter, what, policies).await;
         Ok(result)
@@ -175,8 +183,8 @@ impl Helper {
                 );
                 Ok((change, (ids, governor)))
             },
-            async |(ids, governor)| {
-                self.write_each(&ids, Target::Governor, governor.as_str())
+            async |by, (ids, governor)| {
+                self.write_each(by, &ids, Target::Governor, governor.as_str())
                     .await
             },
         )
@@ -200,7 +208,10 @@ impl Helper {
                     (ids, epp),
                 ))
             },
-            async |(ids, epp)| self.write_each(&ids, Target::Epp, &epp.to_string()).await,
+            async |by, (ids, epp)| {
+                self.write_each(by, &ids, Target::Epp, &epp.to_string())
+                    .await
+            },
         )
         .await
     }
@@ -229,9 +240,9 @@ impl Helper {
                 );
                 Ok((change, (ids, switch)))
             },
-            async |(ids, switch)| match switch {
+            async |by, (ids, switch)| match switch {
                 BoostSwitch::Global(target, value) => {
-                    let now = self.write_one(target, value).await?;
+                    let now = self.write_one(by, target, value).await?;
                     let allowed = if target == Target::NoTurbo {
                         now == "0"
                     } else {
@@ -241,7 +252,7 @@ impl Helper {
                     Ok(ids.iter().map(|&id| (id, value.to_owned())).collect())
                 }
                 BoostSwitch::PerPolicy(flag) => {
-                    self.write_each(&ids, Target::PolicyBoost, flag).await
+                    self.write_each(by, &ids, Target::PolicyBoost, flag).await
                 }
             },
         )
@@ -264,7 +275,7 @@ impl Helper {
                     (),
                 ))
             },
-            async |()| {
+            async |by, ()| {
                 if let Some(current) = self.kernel.read(Target::EasSysctl) {
                     self.journal
                         .note_eas_before_change(&current)
@@ -272,7 +283,7 @@ impl Helper {
                             error: error.to_string(),
                         })?;
                 }
-                self.write_one(Target::EasSysctl, if enabled { "1" } else { "0" })
+                self.write_one(by, Target::EasSysctl, if enabled { "1" } else { "0" })
                     .await
             },
         )
@@ -295,7 +306,7 @@ impl Helper {
                     (target, mode),
                 ))
             },
-            async |(target, mode)| self.write_one(target, &mode.to_string()).await,
+            async |by, (target, mode)| self.write_one(by, target, &mode.to_string()).await,
         )
         .await
     }
@@ -335,7 +346,10 @@ impl Helper {
             })
             .map(|p| p.id)
             .collect();
-        let read_back = self.write_each(&ids, Target::Epp, &epp.to_string()).await?;
+        let by = caller_process(emitter.connection(), &header).await;
+        let read_back = self
+            .write_each(by, &ids, Target::Epp, &epp.to_string())
+            .await?;
         self.changed_now(&emitter, Topic::Epp, ids).await;
         Ok(read_back)
     }
@@ -531,14 +545,15 @@ impl Helper {
     /// what each reads back. EBUSY on an EPP is the performance governor holding it.
     async fn write_each(
         &self,
+        by: Option<Writer>,
         ids: &[u32],
         target: fn(u32) -> Target,
         value: &str,
     ) -> Result<Vec<PolicyValue>, Problem> {
         let _one_at_a_time = self.writes.lock().await;
         for &id in ids {
-            self.kernel
-                .write(target(id), value)
+            self.log
+                .writing(by.as_ref(), || self.kernel.write(target(id), value))
                 .map_err(|problem| match problem {
                     Problem::WriteRefused {
                         errno: Some(16), ..
@@ -588,9 +603,15 @@ impl Helper {
     }
 
     /// Writes one machine-wide file and returns what it reads back.
-    async fn write_one(&self, target: Target, value: &str) -> Result<String, Problem> {
+    async fn write_one(
+        &self,
+        by: Option<Writer>,
+        target: Target,
+        value: &str,
+    ) -> Result<String, Problem> {
         let _one_at_a_time = self.writes.lock().await;
-        self.kernel.write(target, value)?;
+        self.log
+            .writing(by.as_ref(), || self.kernel.write(target, value))?;
         Ok(self.kernel.read(target).unwrap_or_default())
     }
 
@@ -628,7 +649,10 @@ impl Helper {
             .rev()
             .filter(|entry| owned(&entry.owner))
         {
-            match self.journal.restore(&self.kernel, entry) {
+            let restored = self
+                .log
+                .writing(None, || self.journal.restore(&self.kernel, entry));
+            match restored {
                 Ok(()) => eprintln!(
                     "pacer-helper: restored the settings saved by {} ({})",
                     entry.owner, entry.id

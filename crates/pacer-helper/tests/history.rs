@@ -108,3 +108,69 @@ async fn a_watch_ends_when_its_caller_leaves() {
     let next = again.watch_changes().await.unwrap();
     assert_eq!(next, handle + 1);
 }
+
+/// The events after `since`, from the helper's history.
+async fn events_after(history: &History1Proxy<'_>, since: u64) -> Vec<serde_json::Value> {
+    serde_json::from_str(&history.history(since).await.unwrap()).unwrap()
+}
+
+#[tokio::test]
+async fn pacers_own_writes_name_their_caller_and_the_kernels_side_follows() {
+    let rig = Rig::start("intel-hybrid");
+    let (connection, history) = history_proxy(&rig).await;
+    history.watch_changes().await.expect("recording starts");
+    let helper = pacer_dbus::Helper1Proxy::new(&connection).await.unwrap();
+    let performance: pacer_core::values::Governor = typed("performance");
+    helper.set_governor(&[2], &performance).await.unwrap();
+
+    // The governor is Pacer's write for this process (the caller on the bus); the EPP that
+    // intel_pstate forces with it is the kernel's, caused by that write — the simulated
+    // kernel's side effect reached the recorder as no process's write.
+    let events = events_after(&history, 0).await;
+    let governor = events
+        .iter()
+        .find(|e| e["setting"] == "governor")
+        .unwrap_or_else(|| panic!("no governor event in {events:#?}"));
+    assert_eq!(governor["source"], "pacer");
+    assert_eq!(governor["policies"], serde_json::json!([2]));
+    assert_eq!(
+        (&governor["old"], &governor["new"]),
+        (&"powersave".into(), &"performance".into())
+    );
+    assert_eq!(governor["process"]["pid"], std::process::id());
+    let epp = events
+        .iter()
+        .find(|e| e["setting"] == "epp")
+        .unwrap_or_else(|| panic!("no EPP event in {events:#?}"));
+    assert_eq!(
+        (&epp["source"], &epp["cause"], &epp["process"]),
+        (&"kernel".into(), &governor["id"], &serde_json::Value::Null)
+    );
+    assert_eq!(
+        (&epp["old"], &epp["new"]),
+        (&"balance_performance".into(), &"performance".into())
+    );
+    assert_eq!(events.len(), 2, "{events:#?}");
+
+    // Back to powersave: intel_pstate restores the EPP it saved, again the kernel's.
+    let powersave: pacer_core::values::Governor = typed("powersave");
+    helper.set_governor(&[2], &powersave).await.unwrap();
+    let after = events_after(&history, epp["id"].as_u64().unwrap()).await;
+    let seen: Vec<(&str, &str, &str)> = after
+        .iter()
+        .map(|e| {
+            (
+                e["setting"].as_str().unwrap(),
+                e["new"].as_str().unwrap(),
+                e["source"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            ("governor", "powersave", "pacer"),
+            ("epp", "balance_performance", "kernel")
+        ]
+    );
+}

@@ -57,7 +57,7 @@ fn take(recorder: &mut Recorder, count: usize) -> Vec<Event> {
     let deadline = Instant::now() + Duration::from_secs(2);
     let mut ids = Vec::new();
     while ids.len() < count && Instant::now() < deadline {
-        ids.extend(recorder.record());
+        ids.extend(recorder.record(None));
         std::thread::sleep(Duration::from_millis(20));
     }
     let first = ids.first().copied().unwrap_or(u64::MAX);
@@ -180,86 +180,46 @@ fn a_write_to_the_real_sysfs_is_attributed_to_its_child() {
     );
 }
 
-/// A bind mount of `dir`, unmounted when dropped: writes through it are not writes to the
-/// mount the recorder marked, as the kernel's own changes are not.
-struct Bound(tempfile::TempDir);
-
-impl Bound {
-    fn new(dir: &Path) -> Bound {
-        let target = tempfile::tempdir().unwrap();
-        let status = Command::new("mount")
-            .args(["--bind"])
-            .arg(dir)
-            .arg(target.path())
-            .status()
-            .expect("mount runs (util-linux; the tests run as root)");
-        assert!(status.success(), "mount --bind");
-        Bound(target)
-    }
-}
-
-impl Drop for Bound {
-    fn drop(&mut self) {
-        let _ = Command::new("umount").arg(self.0.path()).status();
-    }
-}
-
 #[test]
-fn what_changed_without_a_write_is_the_kernels_after_a_governor_write_or_unknown() {
+fn what_the_kernel_changed_without_a_write_is_its_own_after_a_governor_write_or_unknown() {
     let (machine, mut recorder) = simulated_laptop(100);
-    let kernel = Bound::new(machine.path());
+    let sim = SimDir::open(machine.path()).unwrap();
     let policy = "sys/devices/system/cpu/cpufreq/policy2";
-    // The kernel's side of a governor switch: the EPP it restores is no write.
-    std::fs::write(
-        kernel
-            .0
-            .path()
-            .join(policy)
-            .join("energy_performance_preference"),
-        "performance\n",
-    )
-    .unwrap();
-    let bin = tempfile::tempdir().unwrap();
-    let mut child = run_as(
-        bin.path(),
-        "governor-set",
-        &format!(
-            "echo performance > {}",
-            machine
-                .path()
-                .join(policy)
-                .join("scaling_governor")
-                .display()
-        ),
-    );
-    let events = take(&mut recorder, 2);
-    assert!(child.wait().unwrap().success());
-    assert_eq!(events.len(), 2, "{events:#?}");
-    let (write, restored) = (&events[0], &events[1]);
+    // This process writes the governor through the simulated kernel's rules, as the helper
+    // does for a caller: intel_pstate forces the EPP to performance with it, a change the
+    // simulated kernel makes through its own side of the tree — no write the recorder sees.
+    sim.write(&format!("{policy}/scaling_governor"), "performance")
+        .unwrap()
+        .unwrap();
+    let caller = pacer_helper::recorder::writer(std::process::id());
+    let ids = recorder.record(Some(&caller));
+    let events: Vec<Event> = recorder.history().since(0).cloned().collect();
+    assert_eq!(ids.len(), 2, "{events:#?}");
+    let (write, forced) = (&events[0], &events[1]);
     assert_eq!(
-        (write.setting, write.source),
-        (Setting::Governor, Source::Process)
+        (write.setting, write.source, write.process.as_ref()),
+        (Setting::Governor, Source::Pacer, Some(&caller))
     );
     assert_eq!(
-        (restored.setting, restored.source, restored.cause),
+        (forced.setting, forced.source, forced.cause),
         (Setting::Epp, Source::Kernel, Some(write.id))
     );
-    assert_eq!(restored.policies, [2]);
+    assert_eq!(forced.policies, [2]);
     assert_eq!(
         (
-            restored.old.as_deref(),
-            restored.new.as_str(),
-            restored.process.as_ref()
+            forced.old.as_deref(),
+            forced.new.as_str(),
+            forced.process.as_ref()
         ),
         (Some("balance_performance"), "performance", None)
     );
     // A change with no write before it: found on the slow re-read, its source unknown.
     std::fs::write(
-        kernel.0.path().join(policy).join("scaling_max_freq"),
+        sim.kernel_side().join(policy).join("scaling_max_freq"),
         "3000000\n",
     )
     .unwrap();
-    assert!(recorder.record().is_empty(), "no write was seen");
+    assert!(recorder.record(None).is_empty(), "no write was seen");
     let ids = recorder.reread(None);
     assert_eq!(ids.len(), 1);
     let found = recorder.history().since(ids[0] - 1).next().unwrap();
@@ -297,14 +257,14 @@ fn a_burst_of_100000_writes_keeps_the_ring_at_its_size() {
     loop {
         let done = child.try_wait().unwrap().is_some();
         let started = Instant::now();
-        recorded += recorder.record().len();
+        recorded += recorder.record(None).len();
         slowest = slowest.max(started.elapsed());
         if done {
             break;
         }
         std::thread::sleep(Duration::from_millis(5));
     }
-    recorded += recorder.record().len();
+    recorded += recorder.record(None).len();
     // fanotify merges a writer's writes to one file that wait unread into one event, which
     // stands for them with the value after the last: fewer events than writes, none lost
     // (no overflow), and the ring at its size.

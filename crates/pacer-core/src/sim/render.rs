@@ -9,7 +9,7 @@ use std::path::Path;
 use crate::cpuset::CpuSet;
 
 use super::lists::{AMD_EPP_VALUES, EPP_NAMES, GENERIC_GOVERNORS};
-use super::tree::{io_error, sync, write_atomically, RenderError, Tree};
+use super::tree::{io_error, sync, write_atomically, RenderError, Tree, Written};
 use super::{SimCoreKind, SimDriver, SimMachine, SimPolicy, SimRapl, STATE_FILE};
 
 /// The list `energy_performance_available_preferences` prints: each name and a space, then a
@@ -448,6 +448,16 @@ fn opp_energy_model(tree: &mut Tree, machine: &SimMachine, policy: &SimPolicy, i
 impl SimMachine {
     /// Lays the machine out under `root`, replacing any tree there, and saves its state there.
     pub fn render(&self, root: &Path) -> Result<(), RenderError> {
+        self.render_after(root, None)
+    }
+
+    /// Lays the machine out again under `root` (the kernel's side of it) after the write
+    /// `written` went through the kernel's rules (`tree::sync`).
+    pub(super) fn render_after(
+        &self,
+        root: &Path,
+        written: Option<Written<'_>>,
+    ) -> Result<(), RenderError> {
         let state_path = root.join(STATE_FILE);
         let holds_machine = state_path.is_file();
         // Empty but for our own lock is empty.
@@ -462,7 +472,7 @@ impl SimMachine {
             return Err(RenderError::NotEmpty(root.to_owned()));
         }
         let tree = build(self);
-        sync(root, &tree)?;
+        sync(root, &tree, written)?;
         let state = serde_json::to_string_pretty(self).map_err(|source| RenderError::State {
             path: state_path.clone(),
             source,

@@ -184,13 +184,29 @@ impl LiveFiles {
     }
 }
 
-/// Makes the directory match the tree, touching only what differs.
-pub(super) fn sync(root: &Path, tree: &Tree) -> Result<(), RenderError> {
+/// A write a process made through the kernel's rules: the file, and the root it wrote it
+/// under (the machine's own, where the kernel's side may be another mount of it).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Written<'a> {
+    pub root: &'a Path,
+    pub path: &'a str,
+}
+
+/// Makes the directory `root` match the tree, touching only what differs. The file
+/// `written` is written last and in place, whatever it held: the process's own write to it,
+/// after the kernel's side effects of that write (as the real kernel makes them within the
+/// write) are in place.
+pub(super) fn sync(
+    root: &Path,
+    tree: &Tree,
+    written: Option<Written<'_>>,
+) -> Result<(), RenderError> {
     let mut existing = BTreeMap::new();
     for top in OWNED_DIRS {
         collect(root, &root.join(top), &mut existing)?;
     }
     let mut needed_dirs: BTreeSet<String> = BTreeSet::new();
+    let mut in_place = None;
     for (path, node) in &tree.0 {
         let mut parent = Path::new(path).parent();
         while let Some(dir) = parent.filter(|dir| !dir.as_os_str().is_empty()) {
@@ -208,6 +224,12 @@ pub(super) fn sync(root: &Path, tree: &Tree) -> Result<(), RenderError> {
                     make_parent(&full)?;
                     write_atomically(&full, content.as_bytes(), *mode)?;
                 }
+            }
+            Node::File { content, .. }
+                if written.is_some_and(|written| written.path == path)
+                    && matches!(existing.get(path), Some(Existing::File)) =>
+            {
+                in_place = written.map(|written| (written.root.join(path), content));
             }
             Node::File { content, mode } => {
                 let unchanged = matches!(existing.get(path), Some(Existing::File))
@@ -238,6 +260,15 @@ pub(super) fn sync(root: &Path, tree: &Tree) -> Result<(), RenderError> {
         if !keep {
             remove_any(&root.join(path))?;
         }
+    }
+    if let Some((full, content)) = in_place {
+        // One write(2) from the start, as `echo >` makes.
+        fs::OpenOptions::new()
+            .write(true)
+            .truncate(true)
+            .open(&full)
+            .and_then(|mut file| io::Write::write_all(&mut file, content.as_bytes()))
+            .map_err(io_error(&full))?;
     }
     Ok(())
 }
