@@ -1,20 +1,20 @@
-//! The recorder of who changed it: fanotify marks on the mounts of every power-state file of
-//! the machine (`pacer_core::history::watched_files`), each write to one of them turned into
-//! an event that names the process that made it (PID, command, executable, systemd unit from
-//! its cgroup, user), the value before and after. Changes no process wrote (the kernel's own,
+//! The recorder of who changed it: fanotify marks on every power-state file of the machine
+//! (`pacer_core::history::watched_files`), each write to one of them turned into an event
+//! that names the process that made it (PID, command, executable, systemd unit from its
+//! cgroup, user), the value before and after. Changes no process wrote (the kernel's own,
 //! such as intel_pstate restoring the EPP when the governor changes) raise no event: they are
 //! found by reading the files again, right after a governor or driver-mode write (then they
 //! are the kernel's, caused by that write) and on a slow re-read (then who made them is not
 //! known, and the event says so). Needs CAP_SYS_ADMIN, as fanotify does.
 //!
-//! fanotify merges a writer's writes to one file that wait unread into one event, which stands
-//! for them with the value read after the last.
-//!
-//! Marks are on mounts, not inodes, so that a change made through another mount of the same
-//! files is not a write this recorder sees: how a simulated machine's kernel applies its side
-//! effects, as the real kernel applies its own without a write.
+//! The marks are on the files themselves (their inodes), not on a mount: a write is seen
+//! whichever mount it goes through — the helper's unit gives it mounts of its own of /sys, the
+//! writers write through the system's. A file made anew (the kernel recreates a driver's files
+//! when its mode changes; a simulated machine's kernel replaces a file to change it) is
+//! marked again when a re-read finds it. fanotify merges a writer's writes to one file that
+//! wait unread into one event, which stands for them with the value read after the last.
 
-use std::os::fd::{AsFd, AsRawFd, BorrowedFd};
+use std::os::fd::{AsFd, BorrowedFd};
 use std::os::unix::fs::{FileExt, MetadataExt};
 use std::path::{Path, PathBuf};
 use std::time::{Instant, SystemTime};
@@ -37,9 +37,9 @@ pub enum RecorderError {
 #[derive(Debug)]
 struct Marked {
     file: WatchedFile,
-    /// Where it is: an event's descriptor is matched to the file by its path, which stays
-    /// when a writer replaces the file (as a simulated machine's do).
     path: PathBuf,
+    /// The file marked there (device and inode): an event's descriptor is matched to it.
+    inode: Option<(u64, u64)>,
     value: Option<String>,
 }
 
@@ -55,9 +55,9 @@ pub struct Recorder {
 }
 
 impl Recorder {
-    /// Marks the mounts of each of `files` under `root`, adding to `history` (a new one, or
-    /// an earlier recording's, whose ids it goes on from). A file that cannot be watched
-    /// fails the whole, by name: a recording that silently misses a file would mislead.
+    /// Marks each of `files` under `root`, adding to `history` (a new one, or an earlier
+    /// recording's, whose ids it goes on from). A file that cannot be watched fails the
+    /// whole, by name: a recording that silently misses a file would mislead.
     pub fn start(
         root: &Path,
         files: Vec<WatchedFile>,
@@ -69,29 +69,15 @@ impl Recorder {
         )
         .map_err(RecorderError::Init)?;
         let mut marked = Vec::with_capacity(files.len());
-        let mut mounts_marked = Vec::new();
         for file in files {
             let path = root.join(&file.path);
-            let mark_error = |errno| RecorderError::Mark {
+            let inode = mark(&fanotify, &path).map_err(|errno| RecorderError::Mark {
                 path: path.clone(),
                 errno,
-            };
-            let meta = std::fs::metadata(&path).map_err(|e| mark_error(io_errno(&e)))?;
-            // One mark per mount (a file's device stands for its mount here: a bind mount
-            // elsewhere is not under `root`).
-            if !mounts_marked.contains(&meta.dev()) {
-                fanotify
-                    .mark(
-                        MarkFlags::FAN_MARK_ADD | MarkFlags::FAN_MARK_MOUNT,
-                        MaskFlags::FAN_MODIFY,
-                        nix::fcntl::AT_FDCWD,
-                        Some(&path),
-                    )
-                    .map_err(mark_error)?;
-                mounts_marked.push(meta.dev());
-            }
+            })?;
             marked.push(Marked {
                 value: read_value(&path),
+                inode: Some(inode),
                 path,
                 file,
             });
@@ -147,11 +133,11 @@ impl Recorder {
                     continue;
                 }
                 let Some(fd) = notice.fd() else { continue };
-                let Ok(path) = std::fs::read_link(format!("/proc/self/fd/{}", fd.as_raw_fd()))
-                else {
+                let Ok(stat) = rustix::fs::fstat(fd) else {
                     continue;
                 };
-                let Some(index) = self.marked.iter().position(|m| m.path == path) else {
+                let inode = Some((stat.st_dev, stat.st_ino));
+                let Some(index) = self.marked.iter().position(|m| m.inode == inode) else {
                     continue;
                 };
                 let new = read_fd(fd).unwrap_or_default();
@@ -176,9 +162,18 @@ impl Recorder {
 
     /// Reads every file again and records what changed without a write seen: the kernel's
     /// doing after the write `cause`, or, without one (the slow re-read), of no known source.
+    /// A file made anew since it was marked is marked again.
     pub fn reread(&mut self, cause: Option<u64>) -> Vec<u64> {
         let mut ids = Vec::new();
         for index in 0..self.marked.len() {
+            let marked = &mut self.marked[index];
+            let now = std::fs::metadata(&marked.path)
+                .ok()
+                .map(|meta| (meta.dev(), meta.ino()));
+            if now.is_some() && now != marked.inode {
+                // Unmarked until marked again: a file that cannot be is a gap, not a stop.
+                marked.inode = mark(&self.fanotify, &marked.path).ok();
+            }
             let now = read_value(&self.marked[index].path);
             let Some(now) = now.filter(|now| self.marked[index].value.as_ref() != Some(now)) else {
                 continue;
@@ -218,8 +213,18 @@ impl Recorder {
     }
 }
 
-fn io_errno(error: &std::io::Error) -> Errno {
-    Errno::from_raw(error.raw_os_error().unwrap_or(0))
+/// Marks the file at `path` (never a symlink's target) for writes; returns its device and
+/// inode, as events are matched by them.
+fn mark(fanotify: &Fanotify, path: &Path) -> Result<(u64, u64), Errno> {
+    let meta = std::fs::symlink_metadata(path)
+        .map_err(|error| Errno::from_raw(error.raw_os_error().unwrap_or(0)))?;
+    fanotify.mark(
+        MarkFlags::FAN_MARK_ADD | MarkFlags::FAN_MARK_DONT_FOLLOW,
+        MaskFlags::FAN_MODIFY,
+        nix::fcntl::AT_FDCWD,
+        Some(path),
+    )?;
+    Ok((meta.dev(), meta.ino()))
 }
 
 /// The first line of a file, as the kernel prints a value.

@@ -213,12 +213,12 @@ fn what_the_kernel_changed_without_a_write_is_its_own_after_a_governor_write_or_
         ),
         (Some("balance_performance"), "performance", None)
     );
-    // A change with no write before it: found on the slow re-read, its source unknown.
-    std::fs::write(
-        sim.kernel_side().join(policy).join("scaling_max_freq"),
-        "3000000\n",
-    )
-    .unwrap();
+    // A change with no write to the file (a new file in its place, as the simulated kernel
+    // changes a file): found on the slow re-read, its source unknown.
+    let max = machine.path().join(policy).join("scaling_max_freq");
+    let beside = max.with_file_name("new_max");
+    std::fs::write(&beside, "3000000\n").unwrap();
+    std::fs::rename(&beside, &max).unwrap();
     assert!(recorder.record(None).is_empty(), "no write was seen");
     let ids = recorder.reread(None);
     assert_eq!(ids.len(), 1);
@@ -227,9 +227,18 @@ fn what_the_kernel_changed_without_a_write_is_its_own_after_a_governor_write_or_
         (found.setting, found.source, found.cause, found.new.as_str()),
         (Setting::MaxFreq, Source::Unknown, None, "3000000")
     );
+    // The file made anew is marked again: a write to it is seen.
+    std::fs::write(&max, "2000000\n").unwrap();
+    let ids = recorder.record(None);
+    assert_eq!(ids.len(), 1);
+    let written = recorder.history().since(ids[0] - 1).next().unwrap();
+    assert_eq!(
+        (written.setting, written.source, written.new.as_str()),
+        (Setting::MaxFreq, Source::Pacer, "2000000")
+    );
     // The ring holds every event, in order, each with its own id.
     let all: Vec<u64> = recorder.history().since(0).map(|e| e.id).collect();
-    assert_eq!(all, [1, 2, 3]);
+    assert_eq!(all, [1, 2, 3, 4]);
 }
 
 #[test]

@@ -7,7 +7,7 @@
 
 use std::fmt;
 use std::fs;
-use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
@@ -20,7 +20,7 @@ use crate::i18n::{fill, gettext};
 
 use super::lists::{AMD_EPP_VALUES, EPP_NAMES};
 use super::rules::WriteError;
-use super::tree::{LiveFiles, RenderError, Written};
+use super::tree::{LiveFiles, RenderError};
 use super::{Dynamics, SimDriver, SimMachine, STATE_FILE};
 
 const LOCK_FILE: &str = ".pacer-sim/lock";
@@ -81,23 +81,18 @@ impl From<RenderError> for SimError {
 #[derive(Debug, Clone)]
 pub struct SimDir {
     root: PathBuf,
-    /// The kernel's side of the machine: a mount of its own of the same directory (cloned,
-    /// attached nowhere), through which the simulated kernel makes the changes the real one
-    /// makes without a write — side effects of a write, frequencies — so that a watcher of
-    /// the root's mount (the history's recorder) sees none of them as a write, as on a real
-    /// machine. Cloning a mount needs CAP_SYS_ADMIN, which such a watcher needs too; without
-    /// it the kernel's side is the root itself.
-    kernel_side: Option<Arc<OwnedFd>>,
 }
 
 impl SimDir {
     /// Lays `model` out in `root` when it is empty (or missing); reuses it when it already
     /// holds that model.
     pub fn open_or_create(root: &Path, model: &str) -> Result<SimDir, SimError> {
-        let dir = SimDir::at(root);
+        let dir = SimDir {
+            root: root.to_owned(),
+        };
         let _lock = dir.lock()?;
         match SimMachine::load(root)? {
-            Some(machine) if machine.model == model => Ok(dir.with_kernel_side()),
+            Some(machine) if machine.model == model => Ok(dir),
             Some(machine) => Err(SimError::OtherModel {
                 dir: root.to_owned(),
                 holds: machine.model,
@@ -106,7 +101,7 @@ impl SimDir {
                 let machine =
                     super::model(model).ok_or_else(|| SimError::UnknownModel(model.to_owned()))?;
                 machine.render(root)?;
-                Ok(dir.with_kernel_side())
+                Ok(dir)
             }
         }
     }
@@ -114,42 +109,15 @@ impl SimDir {
     /// Opens the machine `root` holds.
     pub fn open(root: &Path) -> Result<SimDir, SimError> {
         match SimMachine::load(root)? {
-            Some(_) => Ok(SimDir::at(root).with_kernel_side()),
+            Some(_) => Ok(SimDir {
+                root: root.to_owned(),
+            }),
             None => Err(SimError::NotSimulated(root.to_owned())),
-        }
-    }
-
-    fn at(root: &Path) -> SimDir {
-        SimDir {
-            root: root.to_owned(),
-            kernel_side: None,
-        }
-    }
-
-    fn with_kernel_side(self) -> SimDir {
-        let cloned = rustix::mount::open_tree(
-            rustix::fs::CWD,
-            &self.root,
-            rustix::mount::OpenTreeFlags::OPEN_TREE_CLONE
-                | rustix::mount::OpenTreeFlags::OPEN_TREE_CLOEXEC,
-        );
-        SimDir {
-            kernel_side: cloned.ok().map(Arc::new),
-            ..self
         }
     }
 
     pub fn root(&self) -> &Path {
         &self.root
-    }
-
-    /// Where the simulated kernel changes the machine's files: the same files as under
-    /// [`SimDir::root`], through a mount of their own where one could be made.
-    pub fn kernel_side(&self) -> PathBuf {
-        match &self.kernel_side {
-            Some(mount) => PathBuf::from(format!("/proc/self/fd/{}", mount.as_raw_fd())),
-            None => self.root.clone(),
-        }
     }
 
     /// The machine as it stands, with what others wrote to its files taken in.
@@ -179,11 +147,7 @@ impl SimDir {
                 other => other,
             }));
         }
-        let written = Written {
-            root: &self.root,
-            path: path.trim_start_matches('/'),
-        };
-        machine.render_after(&self.kernel_side(), Some(written))?;
+        machine.render_after(&self.root, Some(path.trim_start_matches('/')))?;
         Ok(Ok(()))
     }
 
@@ -368,7 +332,6 @@ impl Ticker {
         let spawned = std::thread::Builder::new()
             .name(TICKER_THREAD.to_owned())
             .spawn(move || {
-                let kernel_side = dir.kernel_side();
                 let mut state_seen: Option<SystemTime> = None;
                 let mut machine: Option<SimMachine> = None;
                 let mut dynamics: Option<Dynamics> = None;
@@ -401,7 +364,7 @@ impl Ticker {
                         let frequencies = dynamics.step(machine, period.as_secs_f64() * 1000.0);
                         // A failed write (the directory going away) is retried next period.
                         let _ = write_frequencies(
-                            &kernel_side,
+                            dir.root(),
                             machine,
                             &frequencies,
                             (&mut written, &mut files),

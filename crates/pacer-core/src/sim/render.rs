@@ -9,7 +9,7 @@ use std::path::Path;
 use crate::cpuset::CpuSet;
 
 use super::lists::{AMD_EPP_VALUES, EPP_NAMES, GENERIC_GOVERNORS};
-use super::tree::{io_error, sync, write_atomically, RenderError, Tree, Written};
+use super::tree::{io_error, sync, write_atomically, RenderError, Tree};
 use super::{SimCoreKind, SimDriver, SimMachine, SimPolicy, SimRapl, STATE_FILE};
 
 /// The list `energy_performance_available_preferences` prints: each name and a space, then a
@@ -451,12 +451,13 @@ impl SimMachine {
         self.render_after(root, None)
     }
 
-    /// Lays the machine out again under `root` (the kernel's side of it) after the write
-    /// `written` went through the kernel's rules (`tree::sync`).
+    /// Lays the machine out again under `root` after a write to `written` (relative to
+    /// `root`) went through the kernel's rules: that file is written in place, every side
+    /// effect replaces its file (`tree::sync`).
     pub(super) fn render_after(
         &self,
         root: &Path,
-        written: Option<Written<'_>>,
+        written: Option<&str>,
     ) -> Result<(), RenderError> {
         let state_path = root.join(STATE_FILE);
         let holds_machine = state_path.is_file();

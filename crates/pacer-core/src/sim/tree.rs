@@ -184,23 +184,13 @@ impl LiveFiles {
     }
 }
 
-/// A write a process made through the kernel's rules: the file, and the root it wrote it
-/// under (the machine's own, where the kernel's side may be another mount of it).
-#[derive(Debug, Clone, Copy)]
-pub(super) struct Written<'a> {
-    pub root: &'a Path,
-    pub path: &'a str,
-}
-
-/// Makes the directory `root` match the tree, touching only what differs. The file
-/// `written` is written last and in place, whatever it held: the process's own write to it,
-/// after the kernel's side effects of that write (as the real kernel makes them within the
-/// write) are in place.
-pub(super) fn sync(
-    root: &Path,
-    tree: &Tree,
-    written: Option<Written<'_>>,
-) -> Result<(), RenderError> {
+/// Makes the directory match the tree, touching only what differs. The file `written` (a
+/// write a process made through the kernel's rules) is written last and in place, whatever
+/// it held: the process's own write to it, after the kernel's side effects of that write are
+/// in place (the real kernel makes them within the write). Every other change replaces its
+/// file, a new file where the old one was: no write to the file a watcher of it marked (the
+/// history's recorder finds such changes by reading again, as it finds the real kernel's).
+pub(super) fn sync(root: &Path, tree: &Tree, written: Option<&str>) -> Result<(), RenderError> {
     let mut existing = BTreeMap::new();
     for top in OWNED_DIRS {
         collect(root, &root.join(top), &mut existing)?;
@@ -226,10 +216,10 @@ pub(super) fn sync(
                 }
             }
             Node::File { content, .. }
-                if written.is_some_and(|written| written.path == path)
+                if written == Some(path.as_str())
                     && matches!(existing.get(path), Some(Existing::File)) =>
             {
-                in_place = written.map(|written| (written.root.join(path), content));
+                in_place = Some((full, content));
             }
             Node::File { content, mode } => {
                 let unchanged = matches!(existing.get(path), Some(Existing::File))
