@@ -6,12 +6,12 @@ use std::collections::VecDeque;
 use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use serde::{Serialize, Serializer};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::machine::Snapshot;
 
 /// The settings whose changes are recorded, named as the JSON names them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Setting {
     Governor,
@@ -27,10 +27,20 @@ pub enum Setting {
     PlatformProfile,
     Epb,
     Profile,
+    /// The recording itself: `started`, `stopped`, or `lost` (the kernel's queue overflowed:
+    /// writes went unrecorded). What happened outside a recording is not known.
+    Recording,
+}
+
+/// The value of a [`Setting::Recording`] event.
+pub mod recording {
+    pub const STARTED: &str = "started";
+    pub const STOPPED: &str = "stopped";
+    pub const LOST: &str = "lost";
 }
 
 /// Who made a change.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Source {
     /// A process wrote the file (fanotify named it).
@@ -47,7 +57,7 @@ pub enum Source {
 }
 
 /// The process behind a change.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Writer {
     pub pid: u32,
     /// The kernel's name of the process (`/proc/PID/comm`); `None` when it was gone before
@@ -60,11 +70,11 @@ pub struct Writer {
 }
 
 /// One change.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Event {
     /// Counts up from 1 over the recording; a `cause` refers to it.
     pub id: u64,
-    #[serde(serialize_with = "rfc3339")]
+    #[serde(serialize_with = "rfc3339", deserialize_with = "from_rfc3339")]
     pub time: SystemTime,
     /// Milliseconds on the monotonic clock since the recording began.
     pub monotonic_ms: u64,
@@ -228,6 +238,53 @@ fn rfc3339<S: Serializer>(time: &SystemTime, serializer: S) -> Result<S::Ok, S::
     serializer.serialize_str(&rfc3339_text(*time))
 }
 
+fn from_rfc3339<'de, D: Deserializer<'de>>(deserializer: D) -> Result<SystemTime, D::Error> {
+    let text = String::deserialize(deserializer)?;
+    parse_rfc3339(&text)
+        .ok_or_else(|| serde::de::Error::custom(format!("not an RFC 3339 time in UTC: {text}")))
+}
+
+/// The time of [`rfc3339_text`]'s form (UTC, `Z`, with or without milliseconds).
+pub fn parse_rfc3339(text: &str) -> Option<SystemTime> {
+    let (date, time) = text.strip_suffix('Z')?.split_once('T')?;
+    let mut date = date.splitn(3, '-').map(str::parse::<u32>);
+    let (year, month, day) = (date.next()?.ok()?, date.next()?.ok()?, date.next()?.ok()?);
+    let (clock, millis) = match time.split_once('.') {
+        Some((clock, fraction)) if fraction.len() == 3 => (clock, fraction.parse::<u64>().ok()?),
+        Some(_) => return None,
+        None => (time, 0),
+    };
+    let mut clock = clock.splitn(3, ':').map(str::parse::<u64>);
+    let (hour, minute, second) = (
+        clock.next()?.ok()?,
+        clock.next()?.ok()?,
+        clock.next()?.ok()?,
+    );
+    if !(1..=12).contains(&month)
+        || !(1..=31).contains(&day)
+        || hour > 23
+        || minute > 59
+        || second > 60
+    {
+        return None;
+    }
+    let days = u64::try_from(days_from_civil(i64::from(year), month, day)).ok()?;
+    let seconds = days * 86_400 + hour * 3600 + minute * 60 + second;
+    Some(UNIX_EPOCH + std::time::Duration::from_millis(seconds * 1000 + millis))
+}
+
+/// Days from 1970-01-01 to a date (Howard Hinnant's `days_from_civil`).
+fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
+    let year = if month <= 2 { year - 1 } else { year };
+    let era = year.div_euclid(400);
+    let year_of_era = year.rem_euclid(400);
+    let month = i64::from(month);
+    let day_of_year =
+        (153 * (if month > 2 { month - 3 } else { month + 9 }) + 2) / 5 + i64::from(day) - 1;
+    let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
+    era * 146_097 + day_of_era - 719_468
+}
+
 /// The date `days` after 1970-01-01 (Howard Hinnant's `civil_from_days`).
 fn civil_from_days(days: i64) -> (i64, u32, u32) {
     let z = days + 719_468;
@@ -296,6 +353,33 @@ mod tests {
         // A leap day.
         let leap = UNIX_EPOCH + Duration::from_secs(951_782_400);
         assert_eq!(rfc3339_text(leap), "2000-02-29T00:00:00.000Z");
+    }
+
+    #[test]
+    fn an_event_reads_back_as_it_was_written() {
+        let written = event("performance");
+        let text = serde_json::to_string(&written).unwrap();
+        let read: Event = serde_json::from_str(&text).unwrap();
+        assert_eq!(read, written);
+        for time in [0, 951_782_400_000, 1_796_355_607_123, 4_102_444_799_999] {
+            let at = UNIX_EPOCH + Duration::from_millis(time);
+            assert_eq!(parse_rfc3339(&rfc3339_text(at)), Some(at));
+        }
+        assert_eq!(
+            parse_rfc3339("2026-12-04T03:40:07Z"),
+            Some(UNIX_EPOCH + Duration::from_secs(1_796_355_607))
+        );
+        for bad in [
+            "",
+            "2026-12-04T03:40:07",
+            "2026-13-04T03:40:07Z",
+            "2026-12-04T24:00:00Z",
+            "2026-12-04T03:40:07.1Z",
+            "2026-12-04 03:40:07Z",
+            "twenty-six",
+        ] {
+            assert_eq!(parse_rfc3339(bad), None, "{bad}");
+        }
     }
 
     #[test]

@@ -181,6 +181,10 @@ impl HistoryService {
                     }
                     log.announce(recorder, &ids);
                 }
+                if let Some(recorder) = lock(&log.recorded).as_mut() {
+                    let stopped = recorder.stop();
+                    log.announce(recorder, &[stopped]);
+                }
             })
             .map_err(internal)?;
         state.recording = Some(Recording {

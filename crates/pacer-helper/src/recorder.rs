@@ -21,7 +21,7 @@ use std::time::{Instant, SystemTime};
 
 use nix::errno::Errno;
 use nix::sys::fanotify::{EventFFlags, Fanotify, InitFlags, MarkFlags, MaskFlags};
-use pacer_core::history::{Event, History, Setting, Source, WatchedFile, Writer};
+use pacer_core::history::{recording, Event, History, Setting, Source, WatchedFile, Writer};
 
 /// Why recording could not start.
 #[derive(Debug, thiserror::Error)]
@@ -82,13 +82,27 @@ impl Recorder {
                 file,
             });
         }
-        Ok(Recorder {
+        let mut recorder = Recorder {
             fanotify,
             marked,
             began: Instant::now(),
             history,
             overflows: 0,
-        })
+        };
+        recorder.note(recording::STARTED);
+        Ok(recorder)
+    }
+
+    /// Records that the recording stops here: what follows is not known until it starts
+    /// again. Returns the event's id.
+    pub fn stop(&mut self) -> u64 {
+        self.note(recording::STOPPED)
+    }
+
+    /// An event of the recording itself (`what` of [`recording`]).
+    fn note(&mut self, what: &str) -> u64 {
+        self.history
+            .push(now(self.began, Setting::Recording, what.to_owned()))
     }
 
     /// Readable when writes wait to be taken.
@@ -130,6 +144,7 @@ impl Recorder {
             for notice in batch {
                 if notice.mask().contains(MaskFlags::FAN_Q_OVERFLOW) {
                     self.overflows += 1;
+                    ids.push(self.note(recording::LOST));
                     continue;
                 }
                 let Some(fd) = notice.fd() else { continue };
@@ -198,18 +213,31 @@ impl Recorder {
     ) -> u64 {
         let marked = &mut self.marked[index];
         let event = Event {
-            id: 0,
-            time: SystemTime::now(),
-            monotonic_ms: self.began.elapsed().as_millis() as u64,
-            setting: marked.file.setting,
             policies: marked.file.policies.clone(),
             old: marked.value.replace(new.clone()),
-            new,
             source,
             process,
             cause,
+            ..now(self.began, marked.file.setting, new)
         };
         self.history.push(event)
+    }
+}
+
+/// An event of `setting` becoming `new` now, in a recording that began at `began`: of the
+/// machine as a whole, by Pacer, until said otherwise.
+fn now(began: Instant, setting: Setting, new: String) -> Event {
+    Event {
+        id: 0,
+        time: SystemTime::now(),
+        monotonic_ms: began.elapsed().as_millis() as u64,
+        setting,
+        policies: Vec::new(),
+        old: None,
+        new,
+        source: Source::Pacer,
+        process: None,
+        cause: None,
     }
 }
 

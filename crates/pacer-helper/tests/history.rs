@@ -150,7 +150,12 @@ async fn pacers_own_writes_name_their_caller_and_the_kernels_side_follows() {
         (&epp["old"], &epp["new"]),
         (&"balance_performance".into(), &"performance".into())
     );
-    assert_eq!(events.len(), 2, "{events:#?}");
+    // The recording says when it began: before that, nothing is known.
+    assert_eq!(
+        (&events[0]["setting"], &events[0]["new"]),
+        (&"recording".into(), &"started".into())
+    );
+    assert_eq!(events.len(), 3, "{events:#?}");
 
     // Back to powersave: intel_pstate restores the EPP it saved, again the kernel's.
     let powersave: pacer_core::values::Governor = typed("powersave");

@@ -187,13 +187,14 @@ fn what_the_kernel_changed_without_a_write_is_its_own_after_a_governor_write_or_
     let policy = "sys/devices/system/cpu/cpufreq/policy2";
     // This process writes the governor through the simulated kernel's rules, as the helper
     // does for a caller: intel_pstate forces the EPP to performance with it, a change the
-    // simulated kernel makes through its own side of the tree — no write the recorder sees.
+    // simulated kernel makes by replacing the file — no write the recorder sees.
     sim.write(&format!("{policy}/scaling_governor"), "performance")
         .unwrap()
         .unwrap();
     let caller = pacer_helper::recorder::writer(std::process::id());
     let ids = recorder.record(Some(&caller));
-    let events: Vec<Event> = recorder.history().since(0).cloned().collect();
+    // After the recording's own start.
+    let events: Vec<Event> = recorder.history().since(1).cloned().collect();
     assert_eq!(ids.len(), 2, "{events:#?}");
     let (write, forced) = (&events[0], &events[1]);
     assert_eq!(
@@ -238,7 +239,7 @@ fn what_the_kernel_changed_without_a_write_is_its_own_after_a_governor_write_or_
     );
     // The ring holds every event, in order, each with its own id.
     let all: Vec<u64> = recorder.history().since(0).map(|e| e.id).collect();
-    assert_eq!(all, [1, 2, 3, 4]);
+    assert_eq!(all, [1, 2, 3, 4, 5]);
 }
 
 #[test]
@@ -279,9 +280,10 @@ fn a_burst_of_100000_writes_keeps_the_ring_at_its_size() {
     // (no overflow), and the ring at its size.
     assert_eq!(recorder.overflows(), 0);
     assert!((1..=100_000).contains(&recorded), "{recorded}");
-    assert_eq!(recorder.history().len(), recorded.min(10_000));
+    // (And the recording's start, event 1.)
+    assert_eq!(recorder.history().len(), (recorded + 1).min(10_000));
     let last = recorder.history().since(0).last().unwrap();
-    assert_eq!(last.id as usize, recorded);
+    assert_eq!(last.id as usize, recorded + 1);
     assert_eq!(last.new, "power");
     assert_eq!(last.process.as_ref().unwrap().pid, child.id());
     // Responsive throughout: no one take held on for long.
