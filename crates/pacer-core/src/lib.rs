@@ -14,6 +14,7 @@ pub mod status;
 pub mod status_json;
 pub mod sysfs;
 pub mod values;
+pub mod who;
 
 pub use cpuset::CpuSet;
 pub use machine::{Snapshot, SnapshotError};

@@ -142,6 +142,7 @@ pub async fn run(options: Options) -> anyhow::Result<()> {
     let (announce, mut announcements) = tokio::sync::mpsc::unbounded_channel();
     let history = HistoryService::new(
         kernel.root().to_owned(),
+        profile_bus.clone(),
         Authority::new(polkit.clone()),
         activity.clone(),
         announce,

@@ -11,7 +11,9 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use pacer_core::history::{watched_files, History, Writer};
+use futures_util::StreamExt;
+use pacer_core::history::{watched_files, History, Setting, Writer};
+use pacer_core::profile::client as profile_client;
 use pacer_core::{Snapshot, SysRoot};
 use pacer_dbus::{actions, Problem, Topic};
 use zbus::message::Header;
@@ -34,15 +36,19 @@ struct Watch {
     _keeps_busy: Call,
 }
 
-/// The recording thread, stopped when dropped.
+/// The recording thread and the task following the profile daemon, stopped when dropped.
 #[derive(Debug)]
 struct Recording {
     stop: Arc<AtomicBool>,
     thread: Option<JoinHandle<()>>,
+    profile: Option<tokio::task::JoinHandle<()>>,
 }
 
 impl Drop for Recording {
     fn drop(&mut self) {
+        if let Some(task) = &self.profile {
+            task.abort();
+        }
         self.stop.store(true, Ordering::Relaxed);
         if let Some(thread) = self.thread.take() {
             let _ = thread.join();
@@ -81,6 +87,15 @@ impl Log {
         result
     }
 
+    /// Records the profile daemon's change of its active profile, if recording.
+    fn daemon_changed(&self, old: Option<String>, new: String, daemon: Option<Writer>) {
+        let mut recorded = lock(&self.recorded);
+        if let Some(recorder) = recorded.as_mut() {
+            let id = recorder.daemon_changed(Setting::Profile, old, new, daemon);
+            self.announce(recorder, &[id]);
+        }
+    }
+
     /// Announces the events `ids` (new, so counting up from the first).
     fn announce(&self, recorder: &Recorder, ids: &[u64]) {
         let Some(&first) = ids.first() else { return };
@@ -95,6 +110,8 @@ impl Log {
 #[derive(Debug)]
 pub struct HistoryService {
     root: PathBuf,
+    /// Where the profile daemon is followed (the system bus; none on the session bus).
+    profile_bus: Option<zbus::Connection>,
     authority: Authority,
     activity: Activity,
     state: Mutex<State>,
@@ -105,12 +122,14 @@ impl HistoryService {
     /// A service for the machine under `root`; `announce` takes the events to signal.
     pub fn new(
         root: PathBuf,
+        profile_bus: Option<zbus::Connection>,
         authority: Authority,
         activity: Activity,
         announce: tokio::sync::mpsc::UnboundedSender<String>,
     ) -> HistoryService {
         HistoryService {
             root,
+            profile_bus,
             authority,
             activity,
             state: Mutex::default(),
@@ -187,12 +206,45 @@ impl HistoryService {
                 }
             })
             .map_err(internal)?;
+        let profile = self
+            .profile_bus
+            .clone()
+            .map(|bus| tokio::spawn(follow_profile(bus, self.log.clone())));
         state.recording = Some(Recording {
             stop,
             thread: Some(thread),
+            profile,
         });
         Ok(())
     }
+}
+
+/// Records each change of the profile daemon's active profile, for as long as it runs (the
+/// recording aborts it). The daemon says what it changed, not who asked it to: the event
+/// names the daemon.
+async fn follow_profile(bus: zbus::Connection, log: Log) {
+    let Ok(mut changes) = profile_client::changes(&bus).await else {
+        return;
+    };
+    let mut active = profile_client::read(&bus).await.state.map(|s| s.active);
+    while changes.next().await.is_some() {
+        let Some(state) = profile_client::read(&bus).await.state else {
+            continue;
+        };
+        if active.as_ref() == Some(&state.active) {
+            continue;
+        }
+        let daemon = process_of(&bus, &state.bus_name).await;
+        log.daemon_changed(active.replace(state.active.clone()), state.active, daemon);
+    }
+}
+
+/// The process that owns `name` on the bus.
+async fn process_of(bus: &zbus::Connection, name: &str) -> Option<Writer> {
+    let proxy = zbus::fdo::DBusProxy::new(bus).await.ok()?;
+    let name = zbus::names::BusName::try_from(name).ok()?;
+    let pid = proxy.get_connection_unix_process_id(name).await.ok()?;
+    Some(crate::recorder::writer(pid))
 }
 
 /// What went wrong inside the helper, for its caller.
@@ -213,13 +265,7 @@ fn caller(header: &Header<'_>) -> String {
 /// The process behind the caller of a call, as the bus knows it (`None` when the bus cannot
 /// say: the caller left).
 pub async fn caller_process(bus: &zbus::Connection, header: &Header<'_>) -> Option<Writer> {
-    let sender = header.sender()?;
-    let proxy = zbus::fdo::DBusProxy::new(bus).await.ok()?;
-    let pid = proxy
-        .get_connection_unix_process_id(sender.clone().into())
-        .await
-        .ok()?;
-    Some(crate::recorder::writer(pid))
+    process_of(bus, header.sender()?.as_str()).await
 }
 
 #[zbus::interface(name = "io.github.pacerapp.Pacer.History1")]

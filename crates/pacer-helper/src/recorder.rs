@@ -99,6 +99,23 @@ impl Recorder {
         self.note(recording::STOPPED)
     }
 
+    /// Records that the profile daemon `daemon` changed `setting` (its active profile) from
+    /// `old` to `new`. Returns the event's id.
+    pub fn daemon_changed(
+        &mut self,
+        setting: Setting,
+        old: Option<String>,
+        new: String,
+        daemon: Option<Writer>,
+    ) -> u64 {
+        self.history.push(Event {
+            old,
+            source: Source::Daemon,
+            process: daemon,
+            ..now(self.began, setting, new)
+        })
+    }
+
     /// An event of the recording itself (`what` of [`recording`]).
     fn note(&mut self, what: &str) -> u64 {
         self.history

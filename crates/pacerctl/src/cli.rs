@@ -58,6 +58,22 @@ pub enum Command {
         #[arg(long)]
         session: bool,
     },
+    /// Who changed the power state and when, as pacer-helper recorded it (while a watch is
+    /// open: the window, the tray, or --follow)
+    History {
+        /// Only the changes of this last while (90s, 10m, 2h, 1h30m, 1d)
+        #[arg(long, value_name = "DURATION", value_parser = crate::history::parse_duration)]
+        since: Option<std::time::Duration>,
+        /// Keep recording and print each change as it comes, until interrupted
+        #[arg(long)]
+        follow: bool,
+        /// Print one JSON object (schema 1) per change, one a line
+        #[arg(long)]
+        json: bool,
+        /// Talk to a helper on the session bus (development, the simulated demo)
+        #[arg(long)]
+        session: bool,
+    },
     /// Measure frequency ramp-up or wake-up latency, or compare settings
     Measure {
         #[command(subcommand)]

@@ -4,6 +4,7 @@
 //! one-line message that names the cause.
 
 mod cli;
+mod history;
 mod measure;
 mod runtime;
 mod set;
@@ -91,6 +92,17 @@ fn run(cli: &Cli) -> anyhow::Result<()> {
             target,
             session,
         } => runtime::new()?.block_on(set::set(&root, setting, target, *session)),
+        Command::History {
+            since,
+            follow,
+            json,
+            session,
+        } => runtime::new()?.block_on(history::run(history::Request {
+            since: *since,
+            follow: *follow,
+            json: *json,
+            session: *session,
+        })),
         Command::Fix { dry_run, session } => {
             runtime::new()?.block_on(set::fix(&root, *dry_run, *session))
         }

@@ -1,0 +1,242 @@
+//! `pacerctl history` through the real helper on a private system bus (python-dbusmock's
+//! polkitd), on a simulated laptop beside Debian's power-profiles-daemon: the seed's story —
+//! one tool sets the performance governor, the profile goes to performance, another tool
+//! sets powersave, and intel_pstate restores an EPP the profile does not want — reads as its
+//! chain of causes, each change named with who made it.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use pacer_testrig::{Service, SystemBus, PPD_ACTIONS};
+use serde_json::Value;
+
+const PACERCTL: &str = env!("CARGO_BIN_EXE_pacerctl");
+const GOVERNOR: &str = "sys/devices/system/cpu/cpufreq/policy0/scaling_governor";
+
+struct Rig {
+    bus: SystemBus,
+    tree: tempfile::TempDir,
+    bin: tempfile::TempDir,
+    _state: tempfile::TempDir,
+    _services: Vec<Service>,
+}
+
+impl Rig {
+    fn start() -> Rig {
+        let bus = SystemBus::start();
+        let mut allowed: Vec<&str> = pacer_dbus::actions::ALL.to_vec();
+        allowed.extend(PPD_ACTIONS);
+        let tree = pacer_testrig::model_tree("intel-hybrid");
+        let state = tempfile::tempdir().unwrap();
+        let services = vec![
+            bus.polkit(&allowed),
+            bus.power_profiles_daemon(tree.path()),
+            bus.pacer_helper(tree.path(), state.path()),
+        ];
+        Rig {
+            bus,
+            tree,
+            bin: tempfile::tempdir().unwrap(),
+            _state: state,
+            _services: services,
+        }
+    }
+
+    fn pacerctl(&self, args: &[&str]) -> Command {
+        let mut command = self.bus.command(PACERCTL);
+        command
+            .args(args)
+            .arg("--sysfs-root")
+            .arg(self.tree.path())
+            .env("LC_ALL", "C");
+        command
+    }
+
+    /// A tool called `name` writing `value` to the governor of policy 0 through the
+    /// simulated kernel's rules (pacerctl under that name: the kernel names a process by the
+    /// file it was started from). Not waited for: until the test reaps it, the exited
+    /// writer's /proc entry stays for the recorder to read its name from.
+    fn tool_writes(&self, name: &str, value: &str) -> Child {
+        let program = self.bin.path().join(name);
+        std::os::unix::fs::symlink(PACERCTL, &program).unwrap();
+        Command::new(&program)
+            .args(["--sysfs-root"])
+            .arg(self.tree.path())
+            .args(["simulate", "write", GOVERNOR, value])
+            .stdout(Stdio::null())
+            .spawn()
+            .unwrap()
+    }
+}
+
+/// The events `pacerctl history --follow --json` prints, one per line.
+struct Follower {
+    child: Child,
+    lines: mpsc::Receiver<Value>,
+    seen: Vec<Value>,
+}
+
+impl Follower {
+    fn start(rig: &Rig) -> Follower {
+        let mut child = rig
+            .pacerctl(&["history", "--follow", "--json"])
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (sender, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let line = line.unwrap();
+                let event = serde_json::from_str(&line)
+                    .unwrap_or_else(|e| panic!("not a JSON event ({e}): {line}"));
+                if sender.send(event).is_err() {
+                    break;
+                }
+            }
+        });
+        Follower {
+            child,
+            lines,
+            seen: Vec::new(),
+        }
+    }
+
+    /// Waits for an event that `wanted` takes, and returns it.
+    fn wait_for(&mut self, what: &str, wanted: impl Fn(&Value) -> bool) -> Value {
+        if let Some(found) = self.seen.iter().find(|e| wanted(e)) {
+            return found.clone();
+        }
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while let Some(left) = deadline.checked_duration_since(Instant::now()) {
+            let Ok(event) = self.lines.recv_timeout(left) else {
+                break;
+            };
+            self.seen.push(event.clone());
+            if wanted(&event) {
+                return event;
+            }
+        }
+        panic!("no {what} among {:#?}", self.seen);
+    }
+}
+
+impl Drop for Follower {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn is(event: &Value, setting: &str, new: &str, source: &str) -> bool {
+    event["setting"] == setting
+        && event["new"] == new
+        && event["source"] == source
+        && (event["policies"] == serde_json::json!([0])
+            || event["policies"] == serde_json::json!([]))
+}
+
+#[test]
+fn the_seeds_scenario_reads_as_a_chain_of_causes() {
+    let rig = Rig::start();
+    let mut follow = Follower::start(&rig);
+    follow.wait_for("start of the recording", |e| {
+        is(e, "recording", "started", "pacer")
+    });
+
+    let mut tlp = rig.tool_writes("tlp", "performance");
+    let first = follow.wait_for("governor written by tlp", |e| {
+        is(e, "governor", "performance", "process")
+    });
+    assert!(tlp.wait().unwrap().success());
+    assert_eq!(first["process"]["comm"], "tlp");
+    assert_eq!(first["process"]["pid"], tlp.id());
+    let forced = follow.wait_for("EPP forced by the kernel", |e| {
+        is(e, "epp", "performance", "kernel")
+    });
+    assert_eq!(forced["cause"], first["id"]);
+
+    rig.bus.set_profile("performance").unwrap();
+    let profile = follow.wait_for("the daemon's profile", |e| {
+        is(e, "profile", "performance", "daemon")
+    });
+    assert_eq!(profile["old"], "balanced");
+    let daemon = profile["process"]["comm"].as_str().unwrap();
+    assert!(daemon.starts_with("power-profiles"), "{profile}");
+    // The daemon writes the EPP itself: each write is its process's.
+    let written = follow.wait_for("an EPP written by the daemon", |e| {
+        e["setting"] == "epp" && e["source"] == "process" && e["policies"] == serde_json::json!([5])
+    });
+    assert_eq!(written["process"]["comm"], daemon);
+    assert_eq!(written["new"], "performance");
+
+    let mut other = rig.tool_writes("auto-cpufreq", "powersave");
+    let second = follow.wait_for("governor written by auto-cpufreq", |e| {
+        is(e, "governor", "powersave", "process")
+    });
+    assert!(other.wait().unwrap().success());
+    assert_eq!(second["process"]["comm"], "auto-cpufreq");
+    let restored = follow.wait_for("EPP restored by the kernel", |e| {
+        is(e, "epp", "balance_performance", "kernel")
+    });
+    assert_eq!(restored["cause"], second["id"]);
+    assert_eq!(restored["old"], "performance");
+
+    // The same chain in words, from the history the helper keeps.
+    let output = rig
+        .pacerctl(&["history", "--since", "10m"])
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let text = String::from_utf8_lossy(&output.stdout);
+    for line in [
+        format!(
+            "governor on policy 0: powersave → performance  by tlp (pid {}",
+            tlp.id()
+        ),
+        format!(
+            "EPP on policy 0: balance_performance → performance  by the kernel, after change #{}",
+            first["id"]
+        ),
+        "power profile: balanced → performance  by the profile daemon, power-profiles".to_owned(),
+        format!(
+            "EPP on policy 0: performance → balance_performance  by the kernel, after change #{}",
+            second["id"]
+        ),
+    ] {
+        assert!(text.contains(&line), "no «{line}» in:\n{text}");
+    }
+}
+
+#[test]
+fn bad_requests_are_refused_by_name() {
+    let rig = Rig::start();
+    let output = rig
+        .pacerctl(&["history", "--since", "ten"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("ten is not a duration"));
+    // Nobody watching: nothing recorded, and it says why.
+    let output = rig.pacerctl(&["history"]).output().unwrap();
+    assert!(output.status.success());
+    assert!(output.stdout.is_empty());
+    assert!(String::from_utf8_lossy(&output.stderr).contains("nothing recorded"));
+    // polkit refuses: the refusal, in words.
+    rig.bus.set_allowed(&[pacer_dbus::actions::SET_CPU_POWER]);
+    let output = rig.pacerctl(&["history"]).output().unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let error = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        error.contains("not allowed") || error.contains("not authori"),
+        "{error}"
+    );
+}
