@@ -193,7 +193,10 @@ boot() {
       fi
       keep=(--keep-unit)
     fi
+    # nspawn's own seccomp filter denies fanotify, which a machine booted on its own has:
+    # let the helper's unit alone decide, as it does there.
     exec setsid systemd-nspawn -D "$ROOT" -b -M pacer-test --register=no "${keep[@]}" \
+      --system-call-filter="fanotify_init fanotify_mark" \
       --console=read-only "${binds[@]}" < /dev/null
   ) > "$WORK/nspawn-$BUS_IMPL.log" 2>&1 &
   NSPAWN_PID=$!
@@ -698,6 +701,70 @@ check_idle() {
   idle_dropin off
 }
 
+# ---------------------------------------------------------------- f. who changed it
+# history_has JQ-FILTER: some line alice's `pacerctl history --follow --json` printed matches.
+HISTORY_OUT=/home/alice/history.jsonl
+history_has() { inside cat "$HISTORY_OUT" 2> /dev/null | jq -e -s "map(select($1)) | length > 0" > /dev/null; }
+wait_history() { # wait_history SECONDS JQ-FILTER
+  local i
+  for i in $(seq $(($1 * 10))); do
+    history_has "$2" && return 0
+    sleep 0.1
+  done
+  return 1
+}
+check_history() {
+  local b=$BUS_IMPL follower governor other
+  as_user alice sh -c "exec pacerctl history --follow --json > $HISTORY_OUT 2> $HISTORY_OUT.err" &
+  follower=$!
+  if wait_history 10 '.setting == "recording" and .new == "started"'; then
+    ok "[$b] alice's pacerctl history --follow opens a watch: the helper records under its unit (fanotify allowed by its seccomp filter)"
+  else
+    bad "[$b] no recording started: $(inside cat "$HISTORY_OUT.err" 2> /dev/null | tr '\n' ' ' | cut -c1-200); helper: $(helper_log | tail -n 3 | tr '\n' ' ')"
+  fi
+  # A service of its own writes a governor, as TLP would.
+  governor=$(cat "$CPU/cpufreq/policy3/scaling_governor")
+  other=powersave
+  [ "$governor" = powersave ] && other=performance
+  inside systemd-run --quiet --wait --unit=governor-writer.service \
+    sh -c "echo $other > /sys/devices/system/cpu/cpufreq/policy3/scaling_governor; sleep 1"
+  if wait_history 5 ".setting == \"governor\" and .policies == [3] and .new == \"$other\" and .source == \"process\" and .process.comm == \"sh\" and .process.unit == \"governor-writer.service\" and .process.uid == 0"; then
+    ok "[$b] a write by a process in governor-writer.service is recorded with its command, unit and user"
+  else
+    bad "[$b] the governor-writer.service write was not recorded as its: $(inside tail -n 3 "$HISTORY_OUT" | tr '\n' ' ' | cut -c1-300)"
+  fi
+  as_user alice busctl set-property "$PPD" "$PPD_PATH" "$PPD" ActiveProfile s balanced
+  if wait_history 5 '.setting == "profile" and .new == "balanced" and .source == "daemon" and .process.unit == "power-profiles-daemon.service"' &&
+    wait_history 5 '.setting == "epp" and .source == "process" and .process.unit == "power-profiles-daemon.service"'; then
+    ok "[$b] the profile switch is the daemon's, and the EPP writes are power-profiles-daemon.service's"
+  else
+    bad "[$b] the daemon's change or its EPP writes were not recorded as its: $(inside tail -n 3 "$HISTORY_OUT" | tr '\n' ' ' | cut -c1-300)"
+  fi
+  set_as alice governor "$governor" --policies 3
+  if wait_history 5 ".setting == \"governor\" and .policies == [3] and .new == \"$governor\" and .source == \"pacer\" and .process.comm == \"pacerctl\" and .process.uid == $(inside id -u alice)"; then
+    ok "[$b] Pacer's own write is recorded as Pacer's, for alice's pacerctl"
+  else
+    bad "[$b] Pacer's write for alice was not recorded as such ($SET_OUT): $(inside tail -n 3 "$HISTORY_OUT" | tr '\n' ' ' | cut -c1-300)"
+  fi
+  # pacerctl itself, not only the nsenter that started it, and the watch goes with it.
+  local pid
+  for pid in $(container_pids pacerctl); do kill "$pid" 2> /dev/null; done
+  wait "$follower" 2> /dev/null
+  # The watch gone, the recording stops and is kept for the boot, for root only.
+  local kept=/run/pacer-helper/history.json i
+  kept_writer() { inside cat "$kept" 2> /dev/null | jq -e 'map(select(.process.unit == "governor-writer.service")) | length > 0' > /dev/null 2>&1; }
+  for i in $(seq 50); do
+    kept_writer && break
+    sleep 0.1
+  done
+  if kept_writer &&
+    [ "$(inside stat -c %a:%U "$kept")" = 600:root ]; then
+    ok "[$b] the watch closed, the recording is kept for the boot in $kept (mode 600, root's)"
+  else
+    bad "[$b] $kept after the watch closed: $(inside stat -c %a:%U "$kept" 2>&1)"
+  fi
+}
+
 # ---------------------------------------------------------------- the runs
 render_machine
 if [ -z "$EAS_BIND" ]; then
@@ -710,6 +777,7 @@ check_language
 check_carol
 check_measure
 check_ppd
+check_history
 check_restore
 check_idle
 stop_container

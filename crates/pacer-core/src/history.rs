@@ -110,6 +110,16 @@ impl History {
         }
     }
 
+    /// A ring holding `events` (an earlier recording's, oldest first; the newest `capacity`
+    /// of them), whose ids go on after theirs.
+    pub fn from_events(capacity: usize, events: Vec<Event>) -> History {
+        let mut history = History::new(capacity);
+        history.next_id = events.iter().map(|e| e.id).max().unwrap_or(0) + 1;
+        let skip = events.len().saturating_sub(history.capacity);
+        history.events.extend(events.into_iter().skip(skip));
+        history
+    }
+
     /// Adds `event` under the next id, which it returns (the id `event` held is replaced).
     pub fn push(&mut self, mut event: Event) -> u64 {
         event.id = self.next_id;
@@ -339,6 +349,12 @@ mod tests {
         let kept: Vec<(u64, &str)> = history.since(0).map(|e| (e.id, e.new.as_str())).collect();
         assert_eq!(kept, [(3, "2"), (4, "3"), (5, "4")]);
         assert_eq!(history.since(4).count(), 1);
+        // Taken up again (from /run, by the next helper): the ids go on.
+        let events: Vec<Event> = history.since(0).cloned().collect();
+        let mut again = History::from_events(2, events);
+        assert_eq!(again.since(0).map(|e| e.id).collect::<Vec<_>>(), [4, 5]);
+        assert_eq!(again.push(event("5")), 6);
+        assert_eq!(History::from_events(3, Vec::new()).push(event("0")), 1);
     }
 
     #[test]

@@ -59,6 +59,12 @@ pub struct Options {
     /// Where the journal of settings to restore is kept
     #[arg(long, value_name = "DIR", default_value = "/var/lib/pacer-helper")]
     pub state_dir: PathBuf,
+
+    /// Where the history of changes is kept for the boot, between one helper and the next
+    /// (the unit's RuntimeDirectory=, /run/pacer-helper, which systemd names in
+    /// RUNTIME_DIRECTORY); without one the history lasts as long as the helper
+    #[arg(long, value_name = "DIR", env = "RUNTIME_DIRECTORY")]
+    pub runtime_dir: Option<PathBuf>,
 }
 
 /// How long calls in flight may take to be answered once the helper has decided to stop.
@@ -140,8 +146,12 @@ pub async fn run(options: Options) -> anyhow::Result<()> {
     let profile_bus = (!options.session).then(|| connection.clone());
     let activity = Activity::default();
     let (announce, mut announcements) = tokio::sync::mpsc::unbounded_channel();
+    if let Some(dir) = &options.runtime_dir {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot make {}", dir.display()))?;
+    }
     let history = HistoryService::new(
         kernel.root().to_owned(),
+        options.runtime_dir.as_deref(),
         profile_bus.clone(),
         Authority::new(polkit.clone()),
         activity.clone(),
@@ -243,6 +253,7 @@ pub async fn run(options: Options) -> anyhow::Result<()> {
         eprintln!("pacer-helper: releasing {}: {error}", pacer_dbus::BUS_NAME);
     }
     served.get().await.stopping().await;
+    history.get().await.stopping();
     let started = Instant::now();
     while activity.idle_for().is_none() && started.elapsed() < DRAIN_LIMIT {
         tokio::time::sleep(Duration::from_millis(20)).await;

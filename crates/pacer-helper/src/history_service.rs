@@ -70,6 +70,9 @@ pub struct Log {
     recorded: Arc<Mutex<Option<Recorder>>>,
     /// Events to announce (`Changed`).
     announcements: tokio::sync::mpsc::UnboundedSender<String>,
+    /// Where the events are kept for the boot when a recording stops (`/run`), for the next
+    /// helper to go on from; `None`: for as long as the helper runs.
+    kept: Option<PathBuf>,
 }
 
 impl Log {
@@ -85,6 +88,50 @@ impl Log {
             self.announce(recorder, &ids);
         }
         result
+    }
+
+    /// The events an earlier helper of this boot kept, in a ring of [`History::CAPACITY`];
+    /// a new one where none were kept, or what was kept cannot be read (said on stderr).
+    fn kept_history(&self) -> History {
+        let Some(kept) = &self.kept else {
+            return History::new(History::CAPACITY);
+        };
+        let events = match std::fs::read(kept) {
+            Ok(bytes) => serde_json::from_slice(&bytes).unwrap_or_else(|error| {
+                eprintln!(
+                    "pacer-helper: starting a new history: {} is not one ({error})",
+                    kept.display()
+                );
+                Vec::new()
+            }),
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+            Err(error) => {
+                eprintln!(
+                    "pacer-helper: starting a new history: cannot read {}: {error}",
+                    kept.display()
+                );
+                Vec::new()
+            }
+        };
+        History::from_events(History::CAPACITY, events)
+    }
+
+    /// Keeps the events for the boot: written beside, then renamed over, so a reader finds
+    /// the old or the new whole.
+    fn keep(&self, recorder: &Recorder) {
+        let Some(kept) = &self.kept else { return };
+        let events: Vec<_> = recorder.history().since(0).collect();
+        let beside = kept.with_extension("json.new");
+        let written = serde_json::to_vec(&events)
+            .map_err(std::io::Error::other)
+            .and_then(|bytes| std::fs::write(&beside, bytes))
+            .and_then(|()| std::fs::rename(&beside, kept));
+        if let Err(error) = written {
+            eprintln!(
+                "pacer-helper: cannot keep the history in {}: {error}",
+                kept.display()
+            );
+        }
     }
 
     /// Records the profile daemon's change of its active profile, if recording.
@@ -122,6 +169,7 @@ impl HistoryService {
     /// A service for the machine under `root`; `announce` takes the events to signal.
     pub fn new(
         root: PathBuf,
+        runtime_dir: Option<&std::path::Path>,
         profile_bus: Option<zbus::Connection>,
         authority: Authority,
         activity: Activity,
@@ -136,6 +184,7 @@ impl HistoryService {
             log: Log {
                 recorded: Arc::default(),
                 announcements: announce,
+                kept: runtime_dir.map(|dir| dir.join("history.json")),
             },
         }
     }
@@ -147,6 +196,13 @@ impl HistoryService {
 
     fn state(&self) -> MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The helper stops: so does the recording, whose events are kept for the boot.
+    pub fn stopping(&self) {
+        let mut state = self.state();
+        state.watches.clear();
+        state.recording = None;
     }
 
     /// Ends the watches of `name`, which left the bus; the recording stops with the last.
@@ -165,10 +221,10 @@ impl HistoryService {
         }
         let root = SysRoot::new(&self.root);
         let snapshot = Snapshot::read(&root).map_err(internal)?;
-        // An earlier recording's events stay, and the ids go on from them.
-        let history = lock(&self.log.recorded)
-            .take()
-            .map_or_else(|| History::new(History::CAPACITY), Recorder::into_history);
+        // An earlier recording's events stay (this helper's, or those an earlier helper of
+        // this boot kept), and the ids go on from them.
+        let recorded = lock(&self.log.recorded).take();
+        let history = recorded.map_or_else(|| self.log.kept_history(), Recorder::into_history);
         let recorder = Recorder::start(&self.root, watched_files(&self.root, &snapshot), history)
             .map_err(internal)?;
         let fd = recorder.fd().try_clone_to_owned().map_err(internal)?;
@@ -203,6 +259,7 @@ impl HistoryService {
                 if let Some(recorder) = lock(&log.recorded).as_mut() {
                     let stopped = recorder.stop();
                     log.announce(recorder, &[stopped]);
+                    log.keep(recorder);
                 }
             })
             .map_err(internal)?;

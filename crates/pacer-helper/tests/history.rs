@@ -179,3 +179,60 @@ async fn pacers_own_writes_name_their_caller_and_the_kernels_side_follows() {
         ]
     );
 }
+
+#[tokio::test]
+async fn the_history_is_kept_for_the_boot_from_one_helper_to_the_next() {
+    let mut rig = Rig::start("intel-hybrid");
+    let run = tempfile::tempdir().unwrap();
+    // Stops the helper (which keeps what it recorded), does `between`, starts the next.
+    let restart = |rig: &mut Rig, between: &dyn Fn()| {
+        if let Some(mut helper) = rig.helper.take() {
+            helper.stop();
+        }
+        between();
+        rig.helper = Some(rig.bus.pacer_helper_with(
+            rig.tree.path(),
+            rig.state.path(),
+            &["--runtime-dir".as_ref(), run.path().as_os_str()],
+        ));
+    };
+    restart(&mut rig, &|| ());
+    let (connection, history) = history_proxy(&rig).await;
+    history.watch_changes().await.unwrap();
+    let helper = pacer_dbus::Helper1Proxy::new(&connection).await.unwrap();
+    let performance: pacer_core::values::Governor = typed("performance");
+    helper.set_governor(&[1], &performance).await.unwrap();
+    let before = events_after(&history, 0).await;
+    drop((history, helper, connection));
+
+    // The next helper of this boot has them, the stop between the two included, and its
+    // ids go on from them.
+    restart(&mut rig, &|| ());
+    let (_connection, history) = history_proxy(&rig).await;
+    history.watch_changes().await.unwrap();
+    let after = events_after(&history, 0).await;
+    assert_eq!(after[..before.len()], before[..]);
+    let settings: Vec<(&str, &str)> = after[before.len()..]
+        .iter()
+        .map(|e| (e["setting"].as_str().unwrap(), e["new"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        settings,
+        [("recording", "stopped"), ("recording", "started")]
+    );
+    let ids: Vec<u64> = after.iter().map(|e| e["id"].as_u64().unwrap()).collect();
+    assert!(ids.windows(2).all(|pair| pair[1] == pair[0] + 1), "{ids:?}");
+
+    // What cannot be read is said and set aside: the helper starts a new history.
+    drop(history);
+    restart(&mut rig, &|| {
+        std::fs::write(run.path().join("history.json"), "{ not json").unwrap();
+    });
+    let (_connection, history) = history_proxy(&rig).await;
+    history.watch_changes().await.unwrap();
+    let fresh = events_after(&history, 0).await;
+    assert_eq!(fresh.len(), 1, "{fresh:#?}");
+    assert_eq!(fresh[0]["id"], 1);
+    let log = rig.helper.as_ref().unwrap().log();
+    assert!(log.contains("starting a new history"), "{log}");
+}

@@ -374,13 +374,19 @@ pub fn workspace_binary(name: &str) -> PathBuf {
 impl SystemBus {
     /// pacer-helper on this bus, changing the tree under `root`, its journal in `state`.
     pub fn pacer_helper(&self, root: &Path, state: &Path) -> Service {
+        self.pacer_helper_with(root, state, &[])
+    }
+
+    /// [`SystemBus::pacer_helper`] with more arguments.
+    pub fn pacer_helper_with(&self, root: &Path, state: &Path, more: &[&OsStr]) -> Service {
         let mut command = self.command(workspace_binary("pacer-helper"));
         command
             .arg("--sysfs-root")
             .arg(root)
             .arg("--state-dir")
             .arg(state)
-            .args(["--idle-timeout", "0"]);
+            .args(["--idle-timeout", "0"])
+            .args(more);
         let service = Service::spawn_command("pacer-helper", self.dir(), &mut command);
         self.wait_for_name("io.github.pacerapp.Pacer.Helper1", Duration::from_secs(10));
         service
