@@ -2,9 +2,11 @@
 //! with its explanation on demand and a button for its fix), and what the window cannot do
 //! (no helper: read-only; a simulated machine; no CPU frequency control here).
 
-use pacer_core::findings::{FixAction, Severity};
+use pacer_core::findings::{Finding, FixAction, Severity};
+use pacer_core::history::Event;
 use pacer_core::i18n::{fill, gettext};
 use pacer_core::status::Status;
+use pacer_core::who::{by_whom, causes, what_changed};
 use relm4::prelude::*;
 use relm4::{adw, gtk};
 
@@ -12,6 +14,7 @@ use adw::prelude::*;
 
 use crate::a11y::labelled;
 use crate::change::offered_fix;
+use crate::history_page::local_time;
 use crate::icons;
 
 /// What a notice's button does.
@@ -43,6 +46,8 @@ pub struct BannerFacts<'a> {
     pub read_only: Option<&'a str>,
     /// The simulated model, in words, when the machine is simulated.
     pub simulated: Option<&'a str>,
+    /// The changes recorded lately, oldest first: what caused a finding.
+    pub recorded: &'a [Event],
 }
 
 /// The banner's notices: findings (warnings, then information), then the machine's limits.
@@ -54,9 +59,14 @@ pub fn notices(facts: &BannerFacts<'_>) -> Vec<Notice> {
         let mut fix_offered = false;
         for finding in findings {
             let fix = offered_fix(finding, facts.read_only.is_none());
+            let mut detail = finding.detail.clone();
+            if let Some(cause) = cause(finding, facts.recorded) {
+                detail.push('\n');
+                detail.push_str(&cause);
+            }
             let detail = fill(
                 gettext("{why}\nFix: {fix}"),
-                &[("why", &finding.detail), ("fix", &finding.fix.description)],
+                &[("why", &detail), ("fix", &finding.fix.description)],
             );
             notices.push(Notice {
                 key: finding.key(),
@@ -110,6 +120,33 @@ pub fn notices(facts: &BannerFacts<'_>) -> Vec<Notice> {
     notices
 }
 
+/// "Why: at 14:02:11 EPP on policy 0: performance → balance_performance, by the kernel,
+/// after change #2; at 14:02:10 governor …": the recorded chain behind `finding`, newest
+/// first; `None` when nothing recorded explains it.
+fn cause(finding: &Finding, recorded: &[Event]) -> Option<String> {
+    let chain = causes(finding, recorded);
+    if chain.is_empty() {
+        return None;
+    }
+    let steps: Vec<String> = chain
+        .iter()
+        .map(|event| {
+            fill(
+                gettext("at {time} {what}, {who}"),
+                &[
+                    ("time", &local_time(event)),
+                    ("what", &what_changed(event)),
+                    ("who", &by_whom(event)),
+                ],
+            )
+        })
+        .collect();
+    Some(fill(
+        gettext("Why: {chain}"),
+        &[("chain", &steps.join(&gettext("; before that, ")))],
+    ))
+}
+
 #[derive(Debug)]
 pub struct Banner {
     shown: Vec<Notice>,
@@ -158,6 +195,10 @@ impl SimpleComponent for Banner {
                         notice.key,
                         notice.title
                     );
+                    let why = notice.detail.iter().flat_map(|d| d.lines());
+                    for line in why.filter(|line| line.starts_with(&gettext("Why: "))) {
+                        relm4::gtk::glib::g_info!("pacer", "banner explains {}", line);
+                    }
                 }
                 for notice in self.shown.iter().filter(|n| !notices.contains(n)) {
                     relm4::gtk::glib::g_info!("pacer", "banner clears {}", notice.key);
@@ -165,8 +206,10 @@ impl SimpleComponent for Banner {
                 while let Some(child) = self.list.first_child() {
                     self.list.remove(&child);
                 }
-                for notice in &notices {
-                    self.list.append(&notice_widget(notice, &sender));
+                for (index, notice) in notices.iter().enumerate() {
+                    // Alt+W explains the first notice, the most severe.
+                    self.list
+                        .append(&notice_widget(notice, index == 0, &sender));
                 }
                 self.list.set_visible(!notices.is_empty());
                 self.shown = notices;
@@ -178,7 +221,7 @@ impl SimpleComponent for Banner {
     }
 }
 
-fn notice_widget(notice: &Notice, sender: &ComponentSender<Banner>) -> gtk::Widget {
+fn notice_widget(notice: &Notice, first: bool, sender: &ComponentSender<Banner>) -> gtk::Widget {
     let outer = gtk::Box::new(gtk::Orientation::Vertical, 6);
     outer.add_css_class("pacer-banner");
     outer.add_css_class(match notice.severity {
@@ -217,7 +260,12 @@ fn notice_widget(notice: &Notice, sender: &ComponentSender<Banner>) -> gtk::Widg
             gettext("Explain: {title}"),
             &[("title", &notice.title)],
         ));
-        toggle.set_label(&gettext("Why?"));
+        if first {
+            toggle.set_label(&gettext("_Why?"));
+            toggle.set_use_underline(true);
+        } else {
+            toggle.set_label(&gettext("Why?"));
+        }
         toggle.set_tooltip_text(Some(&gettext("Explain this")));
         toggle
             .bind_property("active", &revealer, "reveal-child")
@@ -262,6 +310,7 @@ mod tests {
             status: Some(&status),
             read_only: None,
             simulated: Some("a laptop"),
+            recorded: &[],
         };
         let shown = notices(&facts);
         assert!(shown.len() >= 3, "{shown:#?}");
@@ -295,5 +344,49 @@ mod tests {
         assert!(shown
             .iter()
             .any(|n| matches!(n.action, Some((_, NoticeAction::Simulate)))));
+    }
+
+    #[test]
+    fn a_finding_says_why_when_the_history_knows() {
+        use pacer_core::history::{Setting, Source, Writer};
+
+        let no_turbo = "sys/devices/system/cpu/intel_pstate/no_turbo";
+        let status = status("intel-hybrid", &[(no_turbo, "1")]);
+        let switched_off = Event {
+            id: 7,
+            time: std::time::SystemTime::now(),
+            monotonic_ms: 0,
+            setting: Setting::NoTurbo,
+            policies: Vec::new(),
+            old: Some("0".into()),
+            new: "1".into(),
+            source: Source::Process,
+            process: Some(Writer {
+                pid: 812,
+                comm: Some("tlp".into()),
+                exe: None,
+                unit: Some("tlp.service".into()),
+                uid: Some(0),
+            }),
+            cause: None,
+        };
+        let turbo = |recorded: &[Event]| {
+            notices(&BannerFacts {
+                status: Some(&status),
+                recorded,
+                ..BannerFacts::default()
+            })
+            .into_iter()
+            .find(|n| n.key.starts_with("TurboDisabled"))
+            .and_then(|n| n.detail)
+            .unwrap()
+        };
+        let detail = turbo(std::slice::from_ref(&switched_off));
+        assert!(
+            detail.contains("Why: at ")
+                && detail.contains("intel_pstate no_turbo: 0 → 1, by tlp (pid 812, tlp.service)"),
+            "{detail}"
+        );
+        assert!(!turbo(&[]).contains("Why:"));
     }
 }

@@ -14,12 +14,21 @@ pub const EXPORT: &str = "document-save-symbolic";
 pub const NO_CPUFREQ: &str = "computer-symbolic";
 pub const WARNING: &str = "dialog-warning-symbolic";
 pub const INFORMATION: &str = "dialog-information-symbolic";
+pub const HISTORY: &str = "document-open-recent-symbolic";
+/// The sources of a recorded change: a process, the kernel, the profile daemon, Pacer, none
+/// seen; and the recording's own start, stop and gaps.
+pub const PROCESS: &str = "application-x-executable-symbolic";
+pub const KERNEL: &str = "emblem-system-symbolic";
+pub const DAEMON: &str = "power-profile-balanced-symbolic";
+pub const PACER: &str = "document-edit-symbolic";
+pub const UNKNOWN: &str = "dialog-question-symbolic";
+pub const RECORDING: &str = "media-record-symbolic";
 
 #[cfg(test)]
 mod tests {
     use std::path::Path;
 
-    const ALL: [&str; 8] = [
+    const ALL: [&str; 15] = [
         super::OVERVIEW,
         super::CPUS,
         super::MEASURE,
@@ -28,6 +37,13 @@ mod tests {
         super::NO_CPUFREQ,
         super::WARNING,
         super::INFORMATION,
+        super::HISTORY,
+        super::PROCESS,
+        super::KERNEL,
+        super::DAEMON,
+        super::PACER,
+        super::UNKNOWN,
+        super::RECORDING,
     ];
 
     /// Where Debian's adwaita-icon-theme puts the pre-rendered symbolic icons.

@@ -14,6 +14,7 @@ pub mod config;
 mod cpus;
 mod feed;
 mod helper;
+mod history_page;
 mod icons;
 mod install;
 pub mod machine;

@@ -25,10 +25,11 @@ pub enum Page {
     Overview,
     Cpus,
     Measure,
+    History,
 }
 
 impl Page {
-    pub const ALL: [Page; 3] = [Page::Overview, Page::Cpus, Page::Measure];
+    pub const ALL: [Page; 4] = [Page::Overview, Page::Cpus, Page::Measure, Page::History];
 
     /// Its name in the window's stack, and on the bus.
     pub fn name(self) -> &'static str {
@@ -36,6 +37,7 @@ impl Page {
             Page::Overview => "overview",
             Page::Cpus => "cpus",
             Page::Measure => "measure",
+            Page::History => "history",
         }
     }
 

@@ -256,6 +256,8 @@ fn the_seeds_inconsistency_raises_the_banner() {
     );
     gui.wait_for_log("banner shows simulated", Duration::from_secs(20));
     assert!(!gui.log().contains("EppMismatch"), "{}", gui.log());
+    // The History page keeps a watch open: the helper records from here on.
+    gui.wait_for_log("history shows: recording started", Duration::from_secs(20));
 
     let pacerctl = |args: &[&str]| {
         let output = bus
@@ -275,9 +277,37 @@ fn the_seeds_inconsistency_raises_the_banner() {
     pacerctl(&["set", "governor", "powersave"]);
 
     gui.wait_for_log("banner shows EppMismatch", Duration::from_secs(15));
-    // The next reading, after every policy's governor is back, leaves the mismatch alone.
+    // Why: the kernel restored the EPP after Pacer's governor write for pacerctl.
+    let explained = |why: &str| {
+        why.contains(": performance → balance_performance, by the kernel, after change #")
+            && why.contains("; before that, at ")
+            && why.contains(": performance → powersave, by Pacer, asked by pacerctl (pid ")
+    };
+    common::wait_until(Duration::from_secs(15), "the banner says why", || {
+        let log = gui.log();
+        let why = log
+            .lines()
+            .rfind(|line| line.contains("banner explains Why:"));
+        match why {
+            Some(why) if explained(why) => Ok(()),
+            other => Err(format!("{other:?}")),
+        }
+    });
+    // The next reading, after every policy's governor is back, leaves the mismatch alone;
+    // Alt+W opens the explanation.
     sleep(Duration::from_secs(3));
+    gui.key("alt+w");
+    sleep(Duration::from_millis(500));
     gui.screenshot("mismatch");
+    // The History page: the chain, newest first, each with who made it.
+    gui.key("alt+4");
+    gui.wait_for_log(
+        "history shows: power profile: balanced → performance by the profile daemon",
+        Duration::from_secs(5),
+    );
+    sleep(Duration::from_millis(500));
+    gui.screenshot("history");
+    gui.key("alt+1");
 
     // Alt+F presses the most severe finding's Fix: the profile goes away and back, and the
     // daemon writes the EPP again.

@@ -33,7 +33,12 @@ pub(super) fn add_shortcuts(
             controller.add_shortcut(gtk::Shortcut::new(Some(trigger), Some(action)));
         }
     };
-    for (key, page) in [("1", "overview"), ("2", "cpus"), ("3", "measure")] {
+    for (key, page) in [
+        ("1", "overview"),
+        ("2", "cpus"),
+        ("3", "measure"),
+        ("4", "history"),
+    ] {
         let stack = stack.clone();
         add(
             &format!("<Alt>{key}"),

@@ -1,4 +1,4 @@
-//! The main window: the banner, and the Overview, CPUs and Measure pages under a view
+//! The main window: the banner, and the Overview, CPUs, Measure and History pages under a view
 //! switcher that moves to the bottom on narrow screens. It owns the background loops that
 //! read the machine, finds the helper, and carries out the changes the pages ask for.
 //!
@@ -8,6 +8,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use pacer_core::history::Event;
 use pacer_core::i18n::gettext;
 use pacer_core::machine::Snapshot;
 use pacer_core::status::Status;
@@ -25,6 +26,7 @@ use crate::change::{self, Change, ChangeError};
 use crate::cpus::{CpusMsg, CpusPage};
 use crate::feed::{self, FeedControl, FeedEvent};
 use crate::helper::{self, HelperLink, OwnHelper, Wanted};
+use crate::history_page::{HistoryMsg, HistoryPage};
 use crate::icons;
 use crate::machine::{Machine, OFFERED_MODEL};
 use crate::measure::{MeasureEvent, MeasureMsg, MeasurePage};
@@ -44,6 +46,9 @@ use chrome::{add_shortcuts, log_first_frame, scrolled, watch_visibility};
 const HISTORY_SECONDS: u32 = 60;
 /// How often the per-core-type summary beside the plot is rewritten.
 const SUMMARY_PERIOD: Duration = Duration::from_secs(1);
+
+/// How many recent changes the banner looks through for a finding's cause.
+const RECORDED_KEPT: usize = 500;
 
 /// How long a toast shows (libadwaita's own default).
 const TOAST_SECONDS: u32 = 5;
@@ -78,6 +83,9 @@ pub struct Window {
     overview: Controller<OverviewPage>,
     cpus: Controller<CpusPage>,
     measure: Controller<MeasurePage>,
+    history: Controller<HistoryPage>,
+    /// The changes recorded lately, oldest first, for the banner's "Why?".
+    recorded: Vec<Event>,
     toasts: adw::ToastOverlay,
     stack: adw::ViewStack,
     tray_and_notifications: Background,
@@ -106,6 +114,8 @@ pub enum WindowMsg {
     BackgroundWanted(BackgroundPart),
     /// A measurement started or ended.
     Measuring(bool),
+    /// Changes the History page received.
+    Recorded(Vec<Event>),
 }
 
 #[derive(Debug)]
@@ -189,6 +199,9 @@ impl Component for Window {
                 MeasureEvent::Say(said) => WindowMsg::Toast(said),
                 MeasureEvent::Running(running) => WindowMsg::Measuring(running),
             });
+        let history = HistoryPage::builder()
+            .launch(())
+            .forward(sender.input_sender(), WindowMsg::Recorded);
         let control = FeedControl::new(init.machine.root().to_owned(), init.period);
         // Nobody sees anything until the window is mapped (never, in the background).
         init.machine.set_pace(false, init.period);
@@ -226,6 +239,8 @@ impl Component for Window {
             overview,
             cpus,
             measure,
+            history,
+            recorded: Vec::new(),
             toasts: adw::ToastOverlay::new(),
             stack: adw::ViewStack::new(),
             tray_and_notifications,
@@ -257,6 +272,12 @@ impl Component for Window {
                 Page::Measure,
                 gettext("Measure"),
                 icons::MEASURE,
+            ),
+            (
+                model.history.widget().clone().upcast(),
+                Page::History,
+                gettext("History"),
+                icons::HISTORY,
             ),
         ];
         for (widget, page, title, icon) in pages {
@@ -340,6 +361,12 @@ impl Component for Window {
                 self.show_on_bus(|state| state.measuring = measuring)
             }
             WindowMsg::Measure => self.measure.emit(MeasureMsg::Measure),
+            WindowMsg::Recorded(events) => {
+                self.recorded.extend(events);
+                let excess = self.recorded.len().saturating_sub(RECORDED_KEPT);
+                self.recorded.drain(..excess);
+                self.show_banner();
+            }
             WindowMsg::Present => root.present(),
             WindowMsg::Background(event) => self.background_event(event, root, &sender),
             WindowMsg::BackgroundWanted(part) => {
@@ -383,6 +410,7 @@ impl Component for Window {
                 self.cpus.emit(CpusMsg::Editable(editable));
                 if let HelperLink::Ready(proxy) = &link {
                     self.measure.emit(MeasureMsg::Helper(Some(proxy.clone())));
+                    self.history.emit(HistoryMsg::Helper(proxy.clone()));
                 }
                 self.helper = Some(link);
                 self._own_helper = own;
@@ -483,6 +511,7 @@ impl Window {
         self.overview.emit(OverviewMsg::Status(Arc::clone(&status)));
         self.cpus.emit(CpusMsg::Status(Arc::clone(&status)));
         self.measure.emit(MeasureMsg::Status(Arc::clone(&status)));
+        self.history.emit(HistoryMsg::Status(Arc::clone(&status)));
         let first = self.status.is_none();
         self.status = Some(status);
         if first {
@@ -517,6 +546,7 @@ impl Window {
             status: self.status.as_deref(),
             read_only,
             simulated: simulated.as_deref(),
+            recorded: &self.recorded,
         };
         self.banner.emit(BannerMsg::Show(notices(&facts)));
     }

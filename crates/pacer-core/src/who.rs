@@ -2,6 +2,7 @@
 //! (`pacerctl history`, the window's History page, the banner's "Why?").
 
 use crate::cpuset::CpuSet;
+use crate::findings::{Finding, FindingKind};
 use crate::history::{recording, Event, Setting, Source, Writer};
 use crate::i18n::{fill, gettext};
 
@@ -104,6 +105,45 @@ pub fn by_whom(event: &Event) -> String {
     }
 }
 
+/// The settings whose changes a finding is about.
+fn settings_of(kind: FindingKind) -> &'static [Setting] {
+    match kind {
+        FindingKind::EppMismatch | FindingKind::MixedEpp => &[Setting::Epp],
+        FindingKind::EppForcedByGovernor | FindingKind::GovernorMismatch => &[Setting::Governor],
+        FindingKind::TurboDisabled => &[Setting::Boost, Setting::NoTurbo],
+        FindingKind::EasBlocked => &[Setting::Eas, Setting::Governor],
+        FindingKind::CompetingPowerManagers => &[],
+    }
+}
+
+/// Why `finding` holds, as far as the recorded `events` (oldest first) tell: the last change
+/// of one of its settings on one of its policies (that changed its value), then the change
+/// that caused it, and so
+/// on — newest first. Empty when nothing recorded explains it.
+pub fn causes<'a>(finding: &Finding, events: &'a [Event]) -> Vec<&'a Event> {
+    let settings = settings_of(finding.kind);
+    // A write of the value already there changed nothing: it explains nothing.
+    let concerns = |event: &Event| {
+        event.old.as_ref() != Some(&event.new)
+            && settings.contains(&event.setting)
+            && (event.policies.is_empty()
+                || finding.policies.is_empty()
+                || event.policies.iter().any(|p| finding.policies.contains(p)))
+    };
+    let Some(last) = events.iter().rev().find(|event| concerns(event)) else {
+        return Vec::new();
+    };
+    let mut chain = vec![last];
+    while let Some(cause) = chain.last().and_then(|event| event.cause) {
+        match events.iter().find(|event| event.id == cause) {
+            // Ids count up: a cause is older, so the chain ends.
+            Some(event) if !chain.iter().any(|seen| seen.id == event.id) => chain.push(event),
+            _ => break,
+        }
+    }
+    chain
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
@@ -169,5 +209,48 @@ mod tests {
         };
         assert!(what_changed(&started).starts_with("recording started"));
         assert_eq!(by_whom(&started), "");
+    }
+
+    #[test]
+    fn a_finding_is_explained_by_its_last_change_and_what_caused_that() {
+        let governor = Event {
+            id: 2,
+            setting: Setting::Governor,
+            old: Some("performance".into()),
+            new: "powersave".into(),
+            ..event(Source::Process, None, None)
+        };
+        let restored = event(Source::Kernel, None, Some(2));
+        let other_policy = Event {
+            id: 4,
+            policies: vec![9],
+            ..event(Source::Process, None, None)
+        };
+        let events = [
+            Event {
+                id: 1,
+                ..event(Source::Process, None, None)
+            },
+            governor.clone(),
+            restored.clone(),
+            other_policy,
+        ];
+        let finding = Finding {
+            kind: FindingKind::EppMismatch,
+            severity: crate::findings::Severity::Warning,
+            policies: vec![0, 1],
+            expected: Some("performance".into()),
+            actual: Some("balance_performance".into()),
+            summary: String::new(),
+            detail: String::new(),
+            fix: crate::findings::Fix {
+                description: String::new(),
+                action: crate::findings::FixAction::EnableTurbo,
+            },
+        };
+        let chain: Vec<u64> = causes(&finding, &events).iter().map(|e| e.id).collect();
+        assert_eq!(chain, [3, 2]);
+        assert!(causes(&finding, &events[..1]).len() == 1);
+        assert!(causes(&finding, &[]).is_empty());
     }
 }

@@ -319,7 +319,8 @@ fn unit_of(cgroup: &str) -> Option<String> {
     let unit = path
         .rsplit('/')
         .find(|part| part.ends_with(".service") || part.ends_with(".scope"));
-    Some(unit.unwrap_or(path).to_owned()).filter(|unit| !unit.is_empty())
+    // The root cgroup is no unit: nothing to say.
+    Some(unit.unwrap_or(path).to_owned()).filter(|unit| !unit.is_empty() && unit != "/")
 }
 
 #[cfg(test)]
@@ -341,6 +342,7 @@ mod tests {
         // Outside systemd: the cgroup's path.
         assert_eq!(unit_of("0::/docker/abc\n").as_deref(), Some("/docker/abc"));
         assert_eq!(unit_of("12:cpu:/x\n"), None);
+        assert_eq!(unit_of("0::/\n"), None);
     }
 
     #[test]
