@@ -8,22 +8,22 @@ use crate::i18n::{fill, gettext};
 
 /// The setting's name for people.
 pub fn setting_label(setting: Setting) -> String {
-    gettext(match setting {
-        Setting::Governor => "governor",
-        Setting::Epp => "EPP",
-        Setting::MinFreq => "minimum frequency",
-        Setting::MaxFreq => "maximum frequency",
-        Setting::Boost => "turbo boost",
-        Setting::DriverMode => "driver mode",
-        Setting::NoTurbo => "intel_pstate no_turbo",
-        Setting::MinPerfPct => "intel_pstate min_perf_pct",
-        Setting::MaxPerfPct => "intel_pstate max_perf_pct",
-        Setting::Eas => "Energy Aware Scheduling",
-        Setting::PlatformProfile => "platform profile",
-        Setting::Epb => "EPB",
-        Setting::Profile => "power profile",
-        Setting::Recording => "recording",
-    })
+    match setting {
+        Setting::Governor => gettext("governor"),
+        Setting::Epp => gettext("EPP"),
+        Setting::MinFreq => gettext("minimum frequency"),
+        Setting::MaxFreq => gettext("maximum frequency"),
+        Setting::Boost => gettext("turbo boost"),
+        Setting::DriverMode => gettext("driver mode"),
+        Setting::NoTurbo => gettext("intel_pstate no_turbo"),
+        Setting::MinPerfPct => gettext("intel_pstate min_perf_pct"),
+        Setting::MaxPerfPct => gettext("intel_pstate max_perf_pct"),
+        Setting::Eas => gettext("Energy Aware Scheduling"),
+        Setting::PlatformProfile => gettext("platform profile"),
+        Setting::Epb => gettext("EPB"),
+        Setting::Profile => gettext("power profile"),
+        Setting::Recording => gettext("recording"),
+    }
 }
 
 /// "governor on policy 0-3: powersave → performance"; for the recording itself, what
