@@ -292,7 +292,7 @@ pub fn writer(pid: u32) -> Writer {
     let text = |name: &str| std::fs::read_to_string(proc.join(name)).ok();
     Writer {
         pid,
-        comm: text("comm").map(|c| c.trim().to_owned()),
+        comm: text("comm").map(|comm| full_name(comm.trim(), &proc)),
         exe: std::fs::read_link(proc.join("exe"))
             .ok()
             .map(|exe| exe.display().to_string()),
@@ -307,6 +307,26 @@ pub fn writer(pid: u32) -> Writer {
                 .ok()
         }),
     }
+}
+
+/// The kernel cuts a command's name to 15 bytes (`power-profiles-`): then the name it was
+/// started under, the file name of its first argument, when that begins the same way (only
+/// the name: never its arguments).
+fn full_name(comm: &str, proc: &Path) -> String {
+    const CUT: usize = 15;
+    if comm.len() < CUT {
+        return comm.to_owned();
+    }
+    let started_as = std::fs::read(proc.join("cmdline"))
+        .ok()
+        .and_then(|cmdline| {
+            let first = cmdline.split(|&byte| byte == 0).next()?;
+            let name = Path::new(std::str::from_utf8(first).ok()?).file_name()?;
+            Some(name.to_str()?.to_owned())
+        });
+    started_as
+        .filter(|name| name.starts_with(comm))
+        .unwrap_or_else(|| comm.to_owned())
 }
 
 /// The systemd unit of a process from its `/proc/PID/cgroup` (the unified hierarchy's line):
@@ -343,6 +363,27 @@ mod tests {
         assert_eq!(unit_of("0::/docker/abc\n").as_deref(), Some("/docker/abc"));
         assert_eq!(unit_of("12:cpu:/x\n"), None);
         assert_eq!(unit_of("0::/\n"), None);
+    }
+
+    #[test]
+    fn a_name_the_kernel_cut_is_the_name_it_was_started_under() {
+        let proc = tempfile::tempdir().unwrap();
+        std::fs::write(
+            proc.path().join("cmdline"),
+            b"/usr/libexec/power-profiles-daemon\0--verbose\0",
+        )
+        .unwrap();
+        assert_eq!(
+            full_name("power-profiles-", proc.path()),
+            "power-profiles-daemon"
+        );
+        // Short names stand; a first argument of another name is not taken.
+        assert_eq!(full_name("tlp", proc.path()), "tlp");
+        assert_eq!(full_name("something-else1", proc.path()), "something-else1");
+        assert_eq!(
+            full_name("power-profiles-", Path::new("/nonexistent")),
+            "power-profiles-"
+        );
     }
 
     #[test]
