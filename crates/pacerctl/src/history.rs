@@ -14,7 +14,7 @@ use pacer_core::who::{by_whom, what_changed};
 use pacer_dbus::client::{self as helper_client, call};
 use pacer_dbus::history::History1Proxy;
 
-use crate::set::bus;
+use crate::runtime::bus;
 use crate::style::Style;
 
 /// What `pacerctl history` was asked for.

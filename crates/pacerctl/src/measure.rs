@@ -228,7 +228,7 @@ pub async fn run_compare(
         .collect::<Result<_, _>>()?;
     let snapshot = Snapshot::read(root)?;
     let cpus = cpus(&snapshot, wanted)?;
-    let helper = helper_client::connect(crate::set::bus(session)).await?;
+    let helper = helper_client::connect(crate::runtime::bus(session)).await?;
     // Ctrl+C stops the measurement; the settings come back either way.
     let interrupted = async {
         if tokio::signal::ctrl_c().await.is_err() {

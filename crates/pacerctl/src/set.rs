@@ -8,10 +8,11 @@ use pacer_core::profile::client;
 use pacer_core::status::Status;
 use pacer_core::values::{CoreType, DriverMode, Governor};
 use pacer_core::{CpuSet, SysRoot};
-use pacer_dbus::client::{self as helper_client, call, Bus};
+use pacer_dbus::client::{self as helper_client, call};
 use pacer_dbus::{Helper1Proxy, PolicyValue};
 
 use crate::cli::{OnOff, PolicyTarget, Setting};
+use crate::runtime::bus;
 
 /// The helper, connected on first use.
 async fn connect(
@@ -22,15 +23,6 @@ async fn connect(
         *connected = Some(helper_client::connect(bus(session)).await?);
     }
     connected.clone().context("the helper")
-}
-
-/// The bus `--session` asks for.
-pub fn bus(session: bool) -> Bus {
-    if session {
-        Bus::Session
-    } else {
-        Bus::System
-    }
 }
 
 /// The policies a change is for.
