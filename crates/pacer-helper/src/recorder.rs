@@ -21,7 +21,11 @@ use std::time::{Instant, SystemTime};
 
 use nix::errno::Errno;
 use nix::sys::fanotify::{EventFFlags, Fanotify, InitFlags, MarkFlags, MaskFlags};
-use pacer_core::history::{recording, Event, History, Setting, Source, WatchedFile, Writer};
+use pacer_core::history::{recording, sleep, Event, History, Setting, Source, WatchedFile, Writer};
+
+/// The most writes one [`Recorder::record`] takes in (about a millisecond's work each at
+/// worst, reading the writer from /proc).
+const RECORD_AT_ONCE: usize = 512;
 
 /// Why recording could not start.
 #[derive(Debug, thiserror::Error)]
@@ -99,6 +103,31 @@ impl Recorder {
         self.note(recording::STOPPED)
     }
 
+    /// The machine goes to sleep (`start`) or has woken. Going: what changed until now is
+    /// taken in, so that the values held are those it sleeps with. Woken: the waking is an
+    /// event, and whatever differs now is the kernel's (or the firmware's) doing across the
+    /// sleep, caused by it. Returns the ids of the new events.
+    pub fn sleep(&mut self, start: bool) -> Vec<u64> {
+        if start {
+            let mut ids = self.record(None);
+            ids.extend(self.reread(None));
+            ids.push(self.sleep_event(sleep::SUSPENDING));
+            ids
+        } else {
+            let woke = self.sleep_event(sleep::RESUMED);
+            let mut ids = vec![woke];
+            ids.extend(self.reread(Some(woke)));
+            ids
+        }
+    }
+
+    fn sleep_event(&mut self, what: &str) -> u64 {
+        self.history.push(Event {
+            source: Source::Kernel,
+            ..now(self.began, Setting::Sleep, what.to_owned())
+        })
+    }
+
     /// Records that the profile daemon `daemon` changed `setting` (its active profile) from
     /// `old` to `new`. Returns the event's id.
     pub fn daemon_changed(
@@ -147,17 +176,25 @@ impl Recorder {
         self.overflows
     }
 
-    /// Takes in the writes made since the last call, and after a write to a governor or
-    /// driver mode what the kernel changed with it; returns the ids of the new events. This
+    /// Takes in the writes made since the last call (at most [`RECORD_AT_ONCE`] of them), and
+    /// after a write to a governor or driver mode what the kernel changed with it; returns the
+    /// ids of the new events. This
     /// process's own writes are Pacer's, made for `on_behalf` (the caller whose request they
     /// served) when given.
     pub fn record(&mut self, on_behalf: Option<&Writer>) -> Vec<u64> {
         let mut ids = Vec::new();
-        // Each read takes what fits a page; the queue may hold more.
-        while let Ok(batch) = self.fanotify.read_events() {
+        let mut taken = 0;
+        // Each read takes what fits a page; the queue may hold more. Bounded, so that a
+        // writer flooding the queue cannot keep one call (and the lock its caller holds)
+        // going: what is left is taken on the next call, the descriptor still readable.
+        while taken < RECORD_AT_ONCE {
+            let Ok(batch) = self.fanotify.read_events() else {
+                break;
+            };
             if batch.is_empty() {
                 break;
             }
+            taken += batch.len();
             for notice in batch {
                 if notice.mask().contains(MaskFlags::FAN_Q_OVERFLOW) {
                     self.overflows += 1;
