@@ -2,11 +2,9 @@
 //! with its explanation on demand and a button for its fix), and what the window cannot do
 //! (no helper: read-only; a simulated machine; no CPU frequency control here).
 
-use pacer_core::findings::{Finding, FixAction, Severity};
-use pacer_core::history::Event;
+use pacer_core::findings::{FixAction, Severity};
 use pacer_core::i18n::{fill, gettext};
 use pacer_core::status::Status;
-use pacer_core::who::{by_whom, causes, what_changed};
 use relm4::prelude::*;
 use relm4::{adw, gtk};
 
@@ -14,8 +12,8 @@ use adw::prelude::*;
 
 use crate::a11y::labelled;
 use crate::change::offered_fix;
-use crate::history_page::local_time;
 use crate::icons;
+use crate::why::why;
 
 /// What a notice's button does.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -46,8 +44,6 @@ pub struct BannerFacts<'a> {
     pub read_only: Option<&'a str>,
     /// The simulated model, in words, when the machine is simulated.
     pub simulated: Option<&'a str>,
-    /// The changes recorded lately, oldest first: what caused a finding.
-    pub recorded: &'a [Event],
 }
 
 /// The banner's notices: findings (warnings, then information), then the machine's limits.
@@ -60,7 +56,7 @@ pub fn notices(facts: &BannerFacts<'_>) -> Vec<Notice> {
         for finding in findings {
             let fix = offered_fix(finding, facts.read_only.is_none());
             let mut detail = finding.detail.clone();
-            if let Some(cause) = cause(finding, facts.recorded) {
+            if let Some(cause) = why(finding) {
                 detail.push('\n');
                 detail.push_str(&cause);
             }
@@ -118,33 +114,6 @@ pub fn notices(facts: &BannerFacts<'_>) -> Vec<Notice> {
         });
     }
     notices
-}
-
-/// "Why: at 14:02:11 EPP on policy 0: performance → balance_performance, by the kernel,
-/// after change #2; at 14:02:10 governor …": the recorded chain behind `finding`, newest
-/// first; `None` when nothing recorded explains it.
-fn cause(finding: &Finding, recorded: &[Event]) -> Option<String> {
-    let chain = causes(finding, recorded);
-    if chain.is_empty() {
-        return None;
-    }
-    let steps: Vec<String> = chain
-        .iter()
-        .map(|event| {
-            fill(
-                gettext("at {time} {what}, {who}"),
-                &[
-                    ("time", &local_time(event)),
-                    ("what", &what_changed(event)),
-                    ("who", &by_whom(event)),
-                ],
-            )
-        })
-        .collect();
-    Some(fill(
-        gettext("Why: {chain}"),
-        &[("chain", &steps.join(&gettext("; before that, ")))],
-    ))
 }
 
 #[derive(Debug)]
@@ -310,7 +279,6 @@ mod tests {
             status: Some(&status),
             read_only: None,
             simulated: Some("a laptop"),
-            recorded: &[],
         };
         let shown = notices(&facts);
         assert!(shown.len() >= 3, "{shown:#?}");
@@ -348,32 +316,9 @@ mod tests {
 
     #[test]
     fn a_finding_says_why_when_the_history_knows() {
-        use pacer_core::history::{Setting, Source, Writer};
-
-        let no_turbo = "sys/devices/system/cpu/intel_pstate/no_turbo";
-        let status = status("intel-hybrid", &[(no_turbo, "1")]);
-        let switched_off = Event {
-            id: 7,
-            time: std::time::SystemTime::now(),
-            monotonic_ms: 0,
-            setting: Setting::NoTurbo,
-            policies: Vec::new(),
-            old: Some("0".into()),
-            new: "1".into(),
-            source: Source::Process,
-            process: Some(Writer {
-                pid: 812,
-                comm: Some("tlp".into()),
-                exe: None,
-                unit: Some("tlp.service".into()),
-                uid: Some(0),
-            }),
-            cause: None,
-        };
-        let turbo = |recorded: &[Event]| {
+        let turbo = |status: &Status| {
             notices(&BannerFacts {
-                status: Some(&status),
-                recorded,
+                status: Some(status),
                 ..BannerFacts::default()
             })
             .into_iter()
@@ -381,12 +326,66 @@ mod tests {
             .and_then(|n| n.detail)
             .unwrap()
         };
-        let detail = turbo(std::slice::from_ref(&switched_off));
+        let mut status = crate::testing::turbo_switched_off_by_tlp();
+        let detail = turbo(&status);
         assert!(
             detail.contains("Why: at ")
                 && detail.contains("intel_pstate no_turbo: 0 → 1, by tlp (pid 812, tlp.service)"),
             "{detail}"
         );
-        assert!(!turbo(&[]).contains("Why:"));
+        status.explain(&[]);
+        assert!(!turbo(&status).contains("Why:"));
+    }
+
+    #[test]
+    fn what_changed_across_suspend_is_a_warning_caused_by_the_waking() {
+        use pacer_core::history::{sleep, Event, Setting, Source};
+
+        let epp = "sys/devices/system/cpu/cpufreq/policy0/energy_performance_preference";
+        let mut status = status("intel-hybrid", &[(epp, "performance")]);
+        let event = |id, setting, new: &str, cause| Event {
+            id,
+            time: std::time::SystemTime::now(),
+            monotonic_ms: 0,
+            setting,
+            policies: if setting == Setting::Epp {
+                vec![0]
+            } else {
+                Vec::new()
+            },
+            old: (setting == Setting::Epp).then(|| "balance_performance".to_owned()),
+            new: new.to_owned(),
+            source: Source::Kernel,
+            process: None,
+            cause,
+        };
+        status.explain(&[
+            event(1, Setting::Sleep, sleep::SUSPENDING, None),
+            event(2, Setting::Sleep, sleep::RESUMED, None),
+            event(3, Setting::Epp, "performance", Some(2)),
+        ]);
+        let shown = notices(&BannerFacts {
+            status: Some(&status),
+            ..BannerFacts::default()
+        });
+        let suspend = shown
+            .iter()
+            .find(|n| n.key.starts_with("ChangedAcrossSuspend"))
+            .expect("the finding is shown");
+        assert_eq!(suspend.severity, Severity::Warning);
+        assert_eq!(
+            suspend.title,
+            "EPP on policy 0 changed across suspend: balance_performance → performance"
+        );
+        let detail = suspend.detail.as_deref().unwrap();
+        assert!(
+            detail.contains("by the kernel, after change #2; before that, at ")
+                && detail.contains("the system woke from sleep"),
+            "{detail}"
+        );
+        assert!(matches!(
+            suspend.action,
+            Some((_, NoticeAction::Fix(FixAction::SetEpp { .. })))
+        ));
     }
 }

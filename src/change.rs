@@ -221,6 +221,7 @@ mod tests {
                 action,
                 description: "f".into(),
             },
+            cause: Vec::new(),
         }
     }
 

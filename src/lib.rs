@@ -31,6 +31,7 @@ mod state_bus;
 #[cfg(test)]
 mod testing;
 mod tray;
+mod why;
 pub mod window;
 
 /// When the program started, for the log line saying how long the first frame took.

@@ -10,6 +10,7 @@ use zbus::zvariant::Value;
 
 use crate::change::offered_fix;
 use crate::config;
+use crate::why::why;
 
 /// The notification server's bus name.
 pub const SERVER: &str = "org.freedesktop.Notifications";
@@ -71,7 +72,10 @@ impl Announcements {
 pub fn message(finding: &Finding, helper_present: bool) -> (String, String, Option<FixAction>) {
     (
         finding.summary.clone(),
-        format!("{}\n{}", finding.detail, finding.fix.description),
+        match why(finding) {
+            Some(why) => format!("{}\n{why}\n{}", finding.detail, finding.fix.description),
+            None => format!("{}\n{}", finding.detail, finding.fix.description),
+        },
         offered_fix(finding, helper_present).cloned(),
     )
 }
@@ -126,6 +130,7 @@ mod tests {
                 action: FixAction::EnableTurbo,
                 description: "f".into(),
             },
+            cause: Vec::new(),
         }
     }
 
@@ -147,5 +152,19 @@ mod tests {
         let mut info = warning(FindingKind::MixedEpp, vec![]);
         info.severity = Severity::Info;
         assert!(Announcements::default().update(&[info]).is_empty());
+    }
+
+    #[test]
+    fn a_notification_names_the_cause_before_the_fix() {
+        let status = crate::testing::turbo_switched_off_by_tlp();
+        let turbo = status
+            .findings
+            .iter()
+            .find(|f| f.kind == FindingKind::TurboDisabled)
+            .unwrap();
+        let (_, body, _) = message(turbo, true);
+        let why = body.find("Why: at ").expect("the cause is said");
+        assert!(body.contains("by tlp (pid 812, tlp.service)"), "{body}");
+        assert!(why < body.find(&turbo.fix.description).unwrap(), "{body}");
     }
 }

@@ -14,6 +14,7 @@ use relm4::gtk::glib::{prelude::*, Variant};
 use crate::change::{offered_fix, Change};
 use crate::plot::TypeSummary;
 use crate::request::{Page, Request};
+use crate::why::why;
 
 /// The interface that shows it.
 pub const INTERFACE: &str = "io.github.pacerapp.Pacer.State1";
@@ -33,7 +34,10 @@ pub struct FindingState {
     pub key: String,
     pub severity: Severity,
     pub summary: String,
+    /// Why it holds: the finding's explanation, then what the recording says caused it.
     pub cause: String,
+    /// What the recording says caused it, alone ([`why`]).
+    pub why: Option<String>,
     /// The fix Pacer can carry out now, if any.
     pub fix: Option<FixAction>,
 }
@@ -118,12 +122,19 @@ impl SessionState {
             findings: status
                 .findings
                 .iter()
-                .map(|finding| FindingState {
-                    key: finding_key(finding),
-                    severity: finding.severity,
-                    summary: finding.summary.clone(),
-                    cause: finding.detail.clone(),
-                    fix: offered_fix(finding, helper_present).cloned(),
+                .map(|finding| {
+                    let why = why(finding);
+                    FindingState {
+                        key: finding_key(finding),
+                        severity: finding.severity,
+                        summary: finding.summary.clone(),
+                        cause: match &why {
+                            Some(why) => format!("{}\n{why}", finding.detail),
+                            None => finding.detail.clone(),
+                        },
+                        why,
+                        fix: offered_fix(finding, helper_present).cloned(),
+                    }
                 })
                 .collect(),
             measuring: previous.measuring,
@@ -303,6 +314,7 @@ mod tests {
                 severity: Severity::Warning,
                 summary: "s".into(),
                 cause: "c".into(),
+                why: None,
                 fix: None,
             }],
             ..SessionState::default()

@@ -8,6 +8,7 @@ use std::sync::mpsc;
 use std::sync::OnceLock;
 
 use pacer_bench::report::{self, RampReport};
+use pacer_core::history::{Event, Setting, Source, Writer};
 use pacer_core::profile::ProfileReading;
 use pacer_core::sim::{SimDir, SimMachine};
 use pacer_core::status::Status;
@@ -28,6 +29,32 @@ pub fn simulated_status(model: &str, writes: &[(&str, &str)]) -> Status {
         Snapshot::read(&root).unwrap(),
         ProfileReading::default(),
     )
+}
+
+/// The simulated laptop with turbo switched off by tlp.service, as its recording has it:
+/// its status, explained by that recording (its findings carry their causes).
+pub fn turbo_switched_off_by_tlp() -> Status {
+    let no_turbo = "sys/devices/system/cpu/intel_pstate/no_turbo";
+    let mut status = simulated_status("intel-hybrid", &[(no_turbo, "1")]);
+    status.explain(&[Event {
+        id: 7,
+        time: std::time::SystemTime::now(),
+        monotonic_ms: 0,
+        setting: Setting::NoTurbo,
+        policies: Vec::new(),
+        old: Some("0".into()),
+        new: "1".into(),
+        source: Source::Process,
+        process: Some(Writer {
+            pid: 812,
+            comm: Some("tlp".into()),
+            exe: None,
+            unit: Some("tlp.service".into()),
+            uid: Some(0),
+        }),
+        cause: None,
+    }]);
+    status
 }
 
 /// The simulated laptop's ramp-up report, one run per core type.

@@ -46,6 +46,8 @@ pub struct TrayView {
     pub active: Option<usize>,
     /// Active findings: their one line, and the fix Pacer can carry out, if any.
     pub findings: Vec<(String, Option<FixAction>)>,
+    /// Per finding, what the recording says caused it.
+    pub causes: Vec<Option<String>>,
     pub core_types: Vec<CoreTypeLine>,
     /// The online CPUs whose frequency the tooltip shows.
     pub cpus: Vec<u32>,
@@ -106,13 +108,19 @@ impl TrayView {
                 .iter()
                 .map(|finding| (finding.summary.clone(), finding.fix.clone()))
                 .collect(),
+            causes: state
+                .findings
+                .iter()
+                .map(|finding| finding.why.clone())
+                .collect(),
             core_types,
             cpus: online.iter().map(|cpu| cpu.id).collect(),
         }
     }
 
     /// The tooltip's lines: per core type its EPP and the median frequency of `khz` (each
-    /// sampled CPU's, in the order of [`TrayView::cpus`]), then the findings.
+    /// sampled CPU's, in the order of [`TrayView::cpus`]), then the findings, each with what
+    /// caused it where the recording says.
     pub fn tooltip_lines(&self, khz: &[Option<u32>]) -> Vec<String> {
         let mut lines: Vec<String> = self
             .core_types
@@ -143,11 +151,10 @@ impl TrayView {
                 )
             })
             .collect();
-        lines.extend(
-            self.findings
-                .iter()
-                .map(|(summary, _)| format!("⚠ {summary}")),
-        );
+        for ((summary, _), why) in self.findings.iter().zip(&self.causes) {
+            lines.push(format!("⚠ {summary}"));
+            lines.extend(why.clone());
+        }
         lines
     }
 }
@@ -407,6 +414,22 @@ mod tests {
         assert_eq!(
             view.icon,
             "io.github.pacerapp.Pacer-balanced-warning-symbolic"
+        );
+    }
+
+    #[test]
+    fn the_tooltip_names_a_findings_recorded_cause() {
+        let status = crate::testing::turbo_switched_off_by_tlp();
+        let state = SessionState::of(&status, true, &SessionState::default());
+        let lines = TrayView::of(&state, &status.snapshot).tooltip_lines(&[]);
+        let warning = lines
+            .iter()
+            .position(|line| line.starts_with("⚠ Turbo"))
+            .unwrap_or_else(|| panic!("{lines:?}"));
+        let why = &lines[warning + 1];
+        assert!(
+            why.starts_with("Why: at ") && why.contains("by tlp (pid 812, tlp.service)"),
+            "{lines:?}"
         );
     }
 }

@@ -84,7 +84,8 @@ pub struct Window {
     cpus: Controller<CpusPage>,
     measure: Controller<MeasurePage>,
     history: Controller<HistoryPage>,
-    /// The changes recorded lately, oldest first, for the banner's "Why?".
+    /// The changes recorded lately, oldest first: the findings' causes, and the findings
+    /// only a recording shows (`Status::explain`).
     recorded: Vec<Event>,
     toasts: adw::ToastOverlay,
     stack: adw::ViewStack,
@@ -495,6 +496,14 @@ impl Window {
     }
 
     fn show_status(&mut self, status: Arc<Status>) {
+        // What only the recording shows, and each finding's cause.
+        let status = if self.recorded.is_empty() {
+            status
+        } else {
+            let mut explained = Arc::unwrap_or_clone(status);
+            explained.explain(&self.recorded);
+            Arc::new(explained)
+        };
         let notify = self
             .settings
             .as_ref()
@@ -546,7 +555,6 @@ impl Window {
             status: self.status.as_deref(),
             read_only,
             simulated: simulated.as_deref(),
-            recorded: &self.recorded,
         };
         self.banner.emit(BannerMsg::Show(notices(&facts)));
     }

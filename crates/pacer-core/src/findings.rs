@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use crate::cpuset::CpuSet;
+use crate::history::Event;
 use crate::i18n::{fill, gettext};
 use crate::machine::{EasReason, Policy, Snapshot};
 use crate::managers::PowerManager;
@@ -26,6 +27,8 @@ pub enum FindingKind {
     MixedEpp,
     TurboDisabled,
     EasBlocked,
+    /// A setting found changed when the machine woke from sleep (`crate::suspend`).
+    ChangedAcrossSuspend,
 }
 
 /// Most severe first.
@@ -85,6 +88,10 @@ pub struct Finding {
     pub summary: String,
     pub detail: String,
     pub fix: Fix,
+    /// The recorded changes behind it, newest first, each after the one it caused
+    /// ([`crate::who::causes`]); empty where nothing recorded explains it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub cause: Vec<Event>,
 }
 
 impl Finding {
@@ -100,11 +107,11 @@ impl Finding {
     }
 }
 
-fn set(policies: &[u32]) -> CpuSet {
+pub(crate) fn set(policies: &[u32]) -> CpuSet {
     policies.iter().copied().collect()
 }
 
-fn sysfs_command(value: &str, policies: &[u32], file: &str) -> String {
+pub(crate) fn sysfs_command(value: &str, policies: &[u32], file: &str) -> String {
     let set = set(policies);
     let paths = if policies.len() == 1 {
         format!("/sys/devices/system/cpu/cpufreq/policy{set}/{file}")
@@ -226,6 +233,7 @@ fn forced_by_governor(
                 policies: forced.clone(),
             },
         },
+        cause: Vec::new(),
     });
     forced
 }
@@ -307,6 +315,7 @@ fn epp_mismatch(
                     back: profile.active.clone(),
                 },
             },
+            cause: Vec::new(),
         });
     }
 }
@@ -364,6 +373,7 @@ fn governor_mismatch(
                     policies,
                 },
             },
+            cause: Vec::new(),
         });
     }
 }
@@ -434,6 +444,7 @@ fn mixed_epp(
                 policies: others,
             },
         },
+        cause: Vec::new(),
     });
 }
 
@@ -481,6 +492,7 @@ fn competing_managers(
                 stop,
             },
         },
+        cause: Vec::new(),
     });
 }
 
@@ -533,6 +545,7 @@ fn turbo_disabled(
             ),
             action: FixAction::EnableTurbo,
         },
+        cause: Vec::new(),
     });
 }
 
@@ -602,5 +615,6 @@ fn eas_blocked(snapshot: &Snapshot, findings: &mut Vec<Finding>) {
             &[("reasons", &eas.reasons_text())],
         ),
         fix: Fix { action, description },
+        cause: Vec::new(),
     });
 }

@@ -30,6 +30,15 @@ pub enum Setting {
     /// The recording itself: `started`, `stopped`, or `lost` (the kernel's queue overflowed:
     /// writes went unrecorded). What happened outside a recording is not known.
     Recording,
+    /// The machine going to sleep (`suspending`) and waking (`resumed`), as logind says
+    /// (`PrepareForSleep`). What was found changed on waking has the waking as its cause.
+    Sleep,
+}
+
+/// The value of a [`Setting::Sleep`] event.
+pub mod sleep {
+    pub const SUSPENDING: &str = "suspending";
+    pub const RESUMED: &str = "resumed";
 }
 
 /// The value of a [`Setting::Recording`] event.
@@ -70,7 +79,7 @@ pub struct Writer {
 }
 
 /// One change.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Event {
     /// Counts up from 1 over the recording; a `cause` refers to it.
     pub id: u64,

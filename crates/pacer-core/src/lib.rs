@@ -12,6 +12,7 @@ pub mod profile;
 pub mod sim;
 pub mod status;
 pub mod status_json;
+pub mod suspend;
 pub mod sysfs;
 pub mod values;
 pub mod who;

@@ -2,10 +2,13 @@
 //! daemon, other power managers, and the findings that follow from them.
 
 use crate::findings::{self, Finding, FindingInputs};
+use crate::history::Event;
 use crate::machine::{Snapshot, SnapshotError};
 use crate::managers::{self, PowerManager};
 use crate::profile::{client, ProfileProblem, ProfileReading, ProfileState};
+use crate::suspend::changed_across_suspend;
 use crate::sysfs::SysRoot;
+use crate::who::causes;
 
 #[derive(Debug, Clone)]
 pub struct Status {
@@ -57,5 +60,19 @@ impl Status {
             profile: self.profile.as_ref(),
             managers: &self.managers,
         });
+    }
+
+    /// Works the findings out again with what the helper recorded (`recorded`, oldest
+    /// first): the findings only a recording shows (changed across suspend) join the
+    /// others, and each finding carries the recorded changes behind it.
+    pub fn explain(&mut self, recorded: &[Event]) {
+        self.refresh_findings();
+        self.findings
+            .extend(changed_across_suspend(&self.snapshot, recorded));
+        self.findings
+            .sort_by_key(|finding| (finding.severity, finding.kind));
+        for finding in &mut self.findings {
+            finding.cause = causes(finding, recorded).into_iter().cloned().collect();
+        }
     }
 }

@@ -3,7 +3,7 @@
 
 use crate::cpuset::CpuSet;
 use crate::findings::{Finding, FindingKind};
-use crate::history::{recording, Event, Setting, Source, Writer};
+use crate::history::{recording, sleep, Event, Setting, Source, Writer};
 use crate::i18n::{fill, gettext};
 
 /// The setting's name for people.
@@ -23,6 +23,7 @@ pub fn setting_label(setting: Setting) -> String {
         Setting::Epb => gettext("EPB"),
         Setting::Profile => gettext("power profile"),
         Setting::Recording => gettext("recording"),
+        Setting::Sleep => gettext("sleep"),
     }
 }
 
@@ -34,6 +35,12 @@ pub fn what_changed(event: &Event) -> String {
             recording::STARTED => gettext("recording started: earlier changes are not known"),
             recording::STOPPED => gettext("recording stopped: later changes are not known"),
             _ => gettext("changes lost: they came faster than they could be recorded"),
+        };
+    }
+    if event.setting == Setting::Sleep {
+        return match event.new.as_str() {
+            sleep::SUSPENDING => gettext("the system went to sleep"),
+            _ => gettext("the system woke from sleep"),
         };
     }
     let setting = setting_label(event.setting);
@@ -92,7 +99,7 @@ pub fn by_whom(event: &Event) -> String {
             gettext("by Pacer, asked by {process}"),
             &[("process", &process)],
         ),
-        (Source::Pacer, None) if event.setting == Setting::Recording => String::new(),
+        (_, _) if matches!(event.setting, Setting::Recording | Setting::Sleep) => String::new(),
         (Source::Pacer, None) => gettext("by Pacer, putting back settings it saved"),
         (Source::Kernel, _) => match event.cause {
             Some(cause) => fill(
@@ -112,6 +119,7 @@ fn settings_of(kind: FindingKind) -> &'static [Setting] {
         FindingKind::EppForcedByGovernor | FindingKind::GovernorMismatch => &[Setting::Governor],
         FindingKind::TurboDisabled => &[Setting::Boost, Setting::NoTurbo],
         FindingKind::EasBlocked => &[Setting::Eas, Setting::Governor],
+        FindingKind::ChangedAcrossSuspend => &[Setting::Epp, Setting::Governor],
         FindingKind::CompetingPowerManagers => &[],
     }
 }
@@ -247,6 +255,7 @@ mod tests {
                 description: String::new(),
                 action: crate::findings::FixAction::EnableTurbo,
             },
+            cause: Vec::new(),
         };
         let chain: Vec<u64> = causes(&finding, &events).iter().map(|e| e.id).collect();
         assert_eq!(chain, [3, 2]);

@@ -36,17 +36,18 @@ struct Watch {
     _keeps_busy: Call,
 }
 
-/// The recording thread and the task following the profile daemon, stopped when dropped.
+/// The recording thread and the tasks following the profile daemon and logind, stopped
+/// when dropped.
 #[derive(Debug)]
 struct Recording {
     stop: Arc<AtomicBool>,
     thread: Option<JoinHandle<()>>,
-    profile: Option<tokio::task::JoinHandle<()>>,
+    followers: Vec<tokio::task::JoinHandle<()>>,
 }
 
 impl Drop for Recording {
     fn drop(&mut self) {
-        if let Some(task) = &self.profile {
+        for task in &self.followers {
             task.abort();
         }
         self.stop.store(true, Ordering::Relaxed);
@@ -131,6 +132,15 @@ impl Log {
                 "pacer-helper: cannot keep the history in {}: {error}",
                 kept.display()
             );
+        }
+    }
+
+    /// The machine goes to sleep (`start`) or woke, if recording.
+    fn sleep(&self, start: bool) {
+        let mut recorded = lock(&self.recorded);
+        if let Some(recorder) = recorded.as_mut() {
+            let ids = recorder.sleep(start);
+            self.announce(recorder, &ids);
         }
     }
 
@@ -263,14 +273,17 @@ impl HistoryService {
                 }
             })
             .map_err(internal)?;
-        let profile = self
-            .profile_bus
-            .clone()
-            .map(|bus| tokio::spawn(follow_profile(bus, self.log.clone())));
+        let followers = match self.profile_bus.clone() {
+            Some(bus) => vec![
+                tokio::spawn(follow_profile(bus.clone(), self.log.clone())),
+                tokio::spawn(follow_sleep(bus, self.log.clone())),
+            ],
+            None => Vec::new(),
+        };
         state.recording = Some(Recording {
             stop,
             thread: Some(thread),
-            profile,
+            followers,
         });
         Ok(())
     }
@@ -293,6 +306,32 @@ async fn follow_profile(bus: zbus::Connection, log: Log) {
         }
         let daemon = process_of(&bus, &state.bus_name).await;
         log.daemon_changed(active.replace(state.active.clone()), state.active, daemon);
+    }
+}
+
+/// logind's manager, for its word that the machine goes to sleep and wakes.
+#[zbus::proxy(
+    interface = "org.freedesktop.login1.Manager",
+    default_service = "org.freedesktop.login1",
+    default_path = "/org/freedesktop/login1"
+)]
+trait Login1 {
+    #[zbus(signal)]
+    fn prepare_for_sleep(&self, start: bool) -> zbus::Result<()>;
+}
+
+/// Records each sleep and waking logind announces, and what changed across it.
+async fn follow_sleep(bus: zbus::Connection, log: Log) {
+    let Ok(login) = Login1Proxy::new(&bus).await else {
+        return;
+    };
+    let Ok(mut sleeps) = login.receive_prepare_for_sleep().await else {
+        return;
+    };
+    while let Some(signal) = sleeps.next().await {
+        if let Ok(args) = signal.args() {
+            log.sleep(*args.start());
+        }
     }
 }
 

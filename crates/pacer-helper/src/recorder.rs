@@ -56,6 +56,9 @@ pub struct Recorder {
     history: History,
     /// How often the kernel's queue of writes overflowed: writes were lost, not recorded.
     overflows: u64,
+    /// Between logind's word that the machine goes to sleep and its word that it woke: the
+    /// slow re-read waits, so that what the sleep changed is found on the waking, as its.
+    asleep: bool,
 }
 
 impl Recorder {
@@ -92,6 +95,7 @@ impl Recorder {
             began: Instant::now(),
             history,
             overflows: 0,
+            asleep: false,
         };
         recorder.note(recording::STARTED);
         Ok(recorder)
@@ -112,10 +116,14 @@ impl Recorder {
             let mut ids = self.record(None);
             ids.extend(self.reread(None));
             ids.push(self.sleep_event(sleep::SUSPENDING));
+            self.asleep = true;
             ids
         } else {
+            self.asleep = false;
+            // Writes made meanwhile are their writers', not the sleep's.
+            let mut ids = self.record(None);
             let woke = self.sleep_event(sleep::RESUMED);
-            let mut ids = vec![woke];
+            ids.push(woke);
             ids.extend(self.reread(Some(woke)));
             ids
         }
@@ -230,10 +238,15 @@ impl Recorder {
     }
 
     /// Reads every file again and records what changed without a write seen: the kernel's
-    /// doing after the write `cause`, or, without one (the slow re-read), of no known source.
+    /// doing after the write `cause`, or, without one (the slow re-read, which waits while
+    /// the machine sleeps), of no known source.
     /// A file made anew since it was marked is marked again.
     pub fn reread(&mut self, cause: Option<u64>) -> Vec<u64> {
         let mut ids = Vec::new();
+        // The recording thread may run on waking before logind says so.
+        if cause.is_none() && self.asleep {
+            return ids;
+        }
         for index in 0..self.marked.len() {
             let marked = &mut self.marked[index];
             let now = std::fs::metadata(&marked.path)

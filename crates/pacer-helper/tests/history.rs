@@ -1,7 +1,8 @@
 //! Who changed it, through the helper on a private system bus with the polkit mock: a watch
 //! records a named process's write and announces it, the history returns it, a watch of
-//! another caller cannot be stopped, polkit's refusal refuses the history, and a watch ends
-//! with its caller.
+//! another caller cannot be stopped, polkit's refusal refuses the history, a watch ends
+//! with its caller, and what the machine woke with (logind's `PrepareForSleep` from
+//! python-dbusmock's logind) is the sleep's doing, found changed across suspend.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -235,4 +236,99 @@ async fn the_history_is_kept_for_the_boot_from_one_helper_to_the_next() {
     assert_eq!(fresh[0]["id"], 1);
     let log = rig.helper.as_ref().unwrap().log();
     assert!(log.contains("starting a new history"), "{log}");
+}
+
+/// Has the logind stand-in say that the machine goes to sleep (`start`) or woke, until the
+/// helper's recording shows it (its follower subscribes as the watch opens: the first word
+/// may come before it listens). Returns the event's id.
+async fn logind_says(rig: &Rig, history: &History1Proxy<'_>, start: bool) -> u64 {
+    let value = if start { "suspending" } else { "resumed" };
+    for _ in 0..10 {
+        let since = events_after(history, 0).await;
+        let last = since.last().and_then(|e| e["id"].as_u64()).unwrap_or(0);
+        rig.bus
+            .call(
+                "org.freedesktop.login1",
+                "/org/freedesktop/login1",
+                "org.freedesktop.DBus.Mock.EmitSignal",
+                &[
+                    "org.freedesktop.login1.Manager",
+                    "PrepareForSleep",
+                    "b",
+                    &format!("[<{start}>]"),
+                ],
+            )
+            .expect("the logind mock emits PrepareForSleep");
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        if let Some(event) = events_after(history, last)
+            .await
+            .into_iter()
+            .find(|e| e["setting"] == "sleep" && e["new"] == value)
+        {
+            return event["id"].as_u64().unwrap();
+        }
+    }
+    panic!("the helper never recorded the machine {value}");
+}
+
+#[tokio::test]
+async fn what_the_machine_woke_with_is_found_changed_across_suspend() {
+    use pacer_core::history::{Event, Setting, Source};
+    use pacer_core::suspend::changed_across_suspend;
+    use pacer_core::{Snapshot, SysRoot};
+
+    let rig = Rig::start("intel-hybrid");
+    let _logind = rig.bus.dbusmock("logind", "org.freedesktop.login1");
+    let (_connection, history) = history_proxy(&rig).await;
+    history.watch_changes().await.expect("recording starts");
+    let slept = logind_says(&rig, &history, true).await;
+
+    // During the sleep the E-cores' EPP becomes performance, as firmware or the kernel does
+    // on resume: files replaced, no process's write (as the simulated kernel changes them).
+    for policy in 8..16 {
+        let file = rig.root().join(format!(
+            "{CPUFREQ}/policy{policy}/energy_performance_preference"
+        ));
+        let replacement = file.with_extension("resume");
+        std::fs::write(&replacement, "performance\n").unwrap();
+        std::fs::rename(&replacement, &file).unwrap();
+    }
+    // Longer than the slow re-read's period: while asleep it waits.
+    tokio::time::sleep(Duration::from_secs(6)).await;
+    let woke = logind_says(&rig, &history, false).await;
+
+    let events: Vec<Event> =
+        serde_json::from_str(&history.history(slept - 1).await.unwrap()).unwrap();
+    let changed: Vec<&Event> = events
+        .iter()
+        .filter(|e| e.setting == Setting::Epp)
+        .collect();
+    assert_eq!(changed.len(), 8, "{events:#?}");
+    for event in &changed {
+        assert_eq!(
+            (
+                event.source,
+                event.cause,
+                event.old.as_deref(),
+                event.new.as_str()
+            ),
+            (
+                Source::Kernel,
+                Some(woke),
+                Some("balance_performance"),
+                "performance"
+            ),
+            "{event:?}"
+        );
+    }
+
+    // The finding, as the window and the tray work it out from the recording.
+    let snapshot = Snapshot::read(&SysRoot::new(rig.root())).unwrap();
+    let findings = changed_across_suspend(&snapshot, &events);
+    assert_eq!(findings.len(), 1, "{findings:#?}");
+    assert_eq!(findings[0].policies, (8..16).collect::<Vec<u32>>());
+    assert_eq!(
+        findings[0].summary,
+        "EPP on policy 8-15 changed across suspend: balance_performance → performance"
+    );
 }

@@ -1,0 +1,41 @@
+//! A finding's cause in words, wherever the finding is shown (the banner's "Why?", the tray's
+//! tooltip, a notification, the shell's Quick Settings): the recorded chain behind it, newest
+//! first, each change with when, what and who.
+
+use pacer_core::findings::Finding;
+use pacer_core::i18n::{fill, gettext};
+use pacer_core::who::{by_whom, what_changed};
+
+use crate::history_page::local_time;
+
+/// "Why: at 14:02:11 EPP on policy 0: performance → balance_performance, by the kernel,
+/// after change #2; before that, at 14:02:10 governor …"; `None` when nothing recorded
+/// explains `finding`.
+pub fn why(finding: &Finding) -> Option<String> {
+    if finding.cause.is_empty() {
+        return None;
+    }
+    let steps: Vec<String> = finding
+        .cause
+        .iter()
+        .map(|event| {
+            let who = by_whom(event);
+            let what = what_changed(event);
+            if who.is_empty() {
+                fill(
+                    gettext("at {time} {what}"),
+                    &[("time", &local_time(event)), ("what", &what)],
+                )
+            } else {
+                fill(
+                    gettext("at {time} {what}, {who}"),
+                    &[("time", &local_time(event)), ("what", &what), ("who", &who)],
+                )
+            }
+        })
+        .collect();
+    Some(fill(
+        gettext("Why: {chain}"),
+        &[("chain", &steps.join(&gettext("; before that, ")))],
+    ))
+}
