@@ -11,8 +11,10 @@ use pacer_core::values::Governor;
 use std::fs;
 use std::time::{Duration, Instant};
 
-use pacer_dbus::{actions, Helper1Proxy};
-use pacer_testrig::SystemBus;
+use common::BenchRig;
+use pacer_dbus::Helper1Proxy;
+
+mod common;
 
 const CLIENTS: usize = 20;
 const CALLS_EACH: usize = 500;
@@ -44,37 +46,22 @@ fn quantiles(mut times: Vec<Duration>) -> String {
     )
 }
 
-async fn proxy(bus: &SystemBus) -> Helper1Proxy<'static> {
-    let connection = zbus::connection::Builder::address(bus.address())
-        .unwrap()
-        .build()
-        .await
-        .unwrap();
-    Helper1Proxy::new(&connection).await.unwrap()
+async fn proxy(rig: &BenchRig) -> Helper1Proxy<'static> {
+    Helper1Proxy::new(&rig.connect().await).await.unwrap()
 }
 
 fn main() {
-    let bus = SystemBus::start();
-    let _polkit = bus.polkit(&actions::ALL);
-    let tree = pacer_testrig::model_tree("intel-hybrid");
-    let state = tempfile::tempdir().unwrap();
-    let helper = bus.pacer_helper(tree.path(), state.path());
-    let pid = helper.pid().unwrap();
-
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
-    runtime.block_on(async {
-        let other = proxy(&bus).await;
+    let rig = BenchRig::start();
+    let pid = rig.pid();
+    common::runtime(2).block_on(async {
+        let other = proxy(&rig).await;
         other.snapshot().await.unwrap();
         let before = footprint(pid);
 
         let started = Instant::now();
         let mut flood = Vec::new();
         for _ in 0..CLIENTS {
-            let client = proxy(&bus).await;
+            let client = proxy(&rig).await;
             flood.push(tokio::spawn(async move {
                 let mut refused = 0;
                 for _ in 0..CALLS_EACH {

@@ -8,8 +8,10 @@
 use pacer_core::values::Governor;
 use std::time::{Duration, Instant};
 
-use pacer_dbus::{actions, Helper1Proxy};
-use pacer_testrig::SystemBus;
+use common::BenchRig;
+use pacer_dbus::Helper1Proxy;
+
+mod common;
 
 const CALLS: usize = 500;
 
@@ -26,22 +28,9 @@ fn summary(name: &str, mut times: Vec<Duration>) {
 }
 
 fn main() {
-    let bus = SystemBus::start();
-    let _polkit = bus.polkit(&actions::ALL);
-    let tree = pacer_testrig::model_tree("intel-hybrid");
-    let state = tempfile::tempdir().unwrap();
-    let _helper = bus.pacer_helper(tree.path(), state.path());
-
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    runtime.block_on(async {
-        let connection = zbus::connection::Builder::address(bus.address())
-            .unwrap()
-            .build()
-            .await
-            .unwrap();
+    let rig = BenchRig::start();
+    common::runtime(1).block_on(async {
+        let connection = rig.connect().await;
         let helper = Helper1Proxy::new(&connection).await.unwrap();
         let mut set = Vec::with_capacity(CALLS);
         for call in 0..CALLS {

@@ -202,8 +202,14 @@ pub async fn run(options: Options) -> anyhow::Result<()> {
     }
     let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
     let mut interrupt = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())?;
-    let mut tick = tokio::time::interval(Duration::from_millis(500));
     let idle = Duration::from_secs(options.idle_timeout);
+    // Checked a few times within the idle time (an idle helper, as one kept by a watch,
+    // wakes for nothing else); never when it never idles out.
+    let mut tick = tokio::time::interval(if options.idle_timeout == 0 {
+        Duration::from_secs(3600)
+    } else {
+        (idle / 4).clamp(Duration::from_millis(500), Duration::from_secs(5))
+    });
     loop {
         tokio::select! {
             change = departures.next() => {

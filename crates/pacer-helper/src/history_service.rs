@@ -5,6 +5,7 @@
 //! (`Changed`) and kept in the ring for as long as the helper runs (`History`). Reading needs
 //! polkit's `io.github.pacerapp.Pacer.read-history`.
 
+use std::os::fd::OwnedFd;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -25,8 +26,6 @@ use crate::recorder::Recorder;
 
 /// How often the files are read again for changes no write showed.
 const REREAD_EVERY: Duration = Duration::from_secs(5);
-/// How long the recording thread waits for writes before it looks whether to stop.
-const POLL_MS: i32 = 200;
 
 /// A caller's open watch: it keeps the helper from idling out.
 #[derive(Debug)]
@@ -41,6 +40,8 @@ struct Watch {
 #[derive(Debug)]
 struct Recording {
     stop: Arc<AtomicBool>,
+    /// Wakes the thread to stop: it sleeps until a write or the next re-read otherwise.
+    wake: OwnedFd,
     thread: Option<JoinHandle<()>>,
     followers: Vec<tokio::task::JoinHandle<()>>,
 }
@@ -51,6 +52,8 @@ impl Drop for Recording {
             task.abort();
         }
         self.stop.store(true, Ordering::Relaxed);
+        // An eventfd's counter: a write of 1 makes it readable.
+        let _ = rustix::io::write(&self.wake, &1u64.to_ne_bytes());
         if let Some(thread) = self.thread.take() {
             let _ = thread.join();
         }
@@ -240,19 +243,28 @@ impl HistoryService {
         let fd = recorder.fd().try_clone_to_owned().map_err(internal)?;
         *lock(&self.log.recorded) = Some(recorder);
         let stop = Arc::new(AtomicBool::new(false));
+        let wake = rustix::event::eventfd(
+            0,
+            rustix::event::EventfdFlags::CLOEXEC | rustix::event::EventfdFlags::NONBLOCK,
+        )
+        .map_err(internal)?;
+        let woken = wake.try_clone().map_err(internal)?;
         let (log, stopping) = (self.log.clone(), Arc::clone(&stop));
         let thread = std::thread::Builder::new()
             .name("recorder".to_owned())
             .spawn(move || {
                 let mut reread = Instant::now();
                 while !stopping.load(Ordering::Relaxed) {
-                    let mut ready = [rustix::event::PollFd::new(
-                        &fd,
-                        rustix::event::PollFlags::IN,
-                    )];
+                    // Asleep until a write, the next re-read or the stop: an idle recording
+                    // wakes once per re-read.
+                    let mut ready = [
+                        rustix::event::PollFd::new(&fd, rustix::event::PollFlags::IN),
+                        rustix::event::PollFd::new(&woken, rustix::event::PollFlags::IN),
+                    ];
+                    let left = REREAD_EVERY.saturating_sub(reread.elapsed());
                     let timeout = rustix::event::Timespec {
-                        tv_sec: 0,
-                        tv_nsec: i64::from(POLL_MS) * 1_000_000,
+                        tv_sec: left.as_secs() as i64,
+                        tv_nsec: i64::from(left.subsec_nanos()),
                     };
                     let _ = rustix::event::poll(&mut ready, Some(&timeout));
                     let mut guard = lock(&log.recorded);
@@ -282,6 +294,7 @@ impl HistoryService {
         };
         state.recording = Some(Recording {
             stop,
+            wake,
             thread: Some(thread),
             followers,
         });

@@ -1,8 +1,9 @@
 //! Who changed it, through the helper on a private system bus with the polkit mock: a watch
 //! records a named process's write and announces it, the history returns it, a watch of
 //! another caller cannot be stopped, polkit's refusal refuses the history, a watch ends
-//! with its caller, and what the machine woke with (logind's `PrepareForSleep` from
-//! python-dbusmock's logind) is the sleep's doing, found changed across suspend.
+//! with its caller (and an idle helper exits only without one), and what the machine woke
+//! with (logind's `PrepareForSleep` from python-dbusmock's logind) is the sleep's doing,
+//! found changed across suspend.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -108,6 +109,31 @@ async fn a_watch_ends_when_its_caller_leaves() {
     assert_eq!(refused.problem(), Some(&Problem::NoSuchWatch { handle }));
     let next = again.watch_changes().await.unwrap();
     assert_eq!(next, handle + 1);
+}
+
+#[tokio::test]
+async fn a_watch_keeps_the_helper_running_and_without_one_it_exits_when_idle() {
+    let tree = pacer_testrig::model_tree("intel-hybrid");
+    let state = tempfile::tempdir().unwrap();
+    // Activated on the first call, exiting after a second without calls.
+    let bus = activatable_bus(tree.path(), state.path());
+    let _polkit = bus.polkit(&actions::ALL);
+    let connection = zbus::connection::Builder::address(bus.address())
+        .unwrap()
+        .build()
+        .await
+        .unwrap();
+    let history = History1Proxy::new(&connection).await.unwrap();
+    history.watch_changes().await.expect("recording starts");
+    tokio::time::sleep(Duration::from_secs(4)).await;
+    assert!(
+        bus.has_owner(pacer_dbus::BUS_NAME),
+        "the helper idled out under a watch"
+    );
+    // Its caller leaves: the watch ends, and the helper with it.
+    drop(history);
+    drop(connection);
+    bus.wait_for_name_gone(pacer_dbus::BUS_NAME, Duration::from_secs(5));
 }
 
 /// The events after `since`, from the helper's history.

@@ -377,16 +377,19 @@ impl SystemBus {
         self.pacer_helper_with(root, state, &[])
     }
 
-    /// [`SystemBus::pacer_helper`] with more arguments.
+    /// [`SystemBus::pacer_helper`] with more arguments; one of them may set the idle timeout
+    /// (otherwise it never idles out).
     pub fn pacer_helper_with(&self, root: &Path, state: &Path, more: &[&OsStr]) -> Service {
         let mut command = self.command(workspace_binary("pacer-helper"));
         command
             .arg("--sysfs-root")
             .arg(root)
             .arg("--state-dir")
-            .arg(state)
-            .args(["--idle-timeout", "0"])
-            .args(more);
+            .arg(state);
+        if !more.iter().any(|arg| *arg == "--idle-timeout") {
+            command.args(["--idle-timeout", "0"]);
+        }
+        command.args(more);
         let service = Service::spawn_command("pacer-helper", self.dir(), &mut command);
         self.wait_for_name("io.github.pacerapp.Pacer.Helper1", Duration::from_secs(10));
         service
