@@ -289,7 +289,7 @@ impl HistoryPage {
 /// same way by the same hand within [`GROUP_WITHIN`] become one event for all their
 /// policies (a governor set on sixteen policies is one row, and so is the kernel's answer
 /// on each). The newest stands for the group.
-fn grouped<'a>(events: impl Iterator<Item = &'a Event>) -> Vec<Event> {
+pub fn grouped<'a>(events: impl Iterator<Item = &'a Event>) -> Vec<Event> {
     let mut groups: Vec<Event> = Vec::new();
     for event in events {
         let same = |group: &Event| {

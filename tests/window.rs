@@ -244,7 +244,8 @@ fn a_machine_without_cpufreq_is_offered_the_simulated_laptop() {
 /// governor to performance through the helper (intel_pstate saves the EPP), the profile to performance through the daemon (it
 /// writes EPP performance... which the kernel refuses under that governor, or which it holds
 /// anyway), then the governor back to powersave (intel_pstate restores the saved EPP behind
-/// the daemon's back): the profile says performance, the EPP says otherwise.
+/// the daemon's back): the profile says performance, the EPP says otherwise. The banner says
+/// why, the History page shows the chain, and the live plot marks each change.
 #[test]
 fn the_seeds_inconsistency_raises_the_banner() {
     let laptop = Laptop::start("intel-hybrid");
@@ -319,6 +320,42 @@ fn the_seeds_inconsistency_raises_the_banner() {
         "performance"
     );
     assert_eq!(bus.profile().unwrap(), "performance");
+
+    // The live plot marks each change where it happened; the readout on a mark says what
+    // and who. The keyboard steps it back a second at a time from now, onto the latest.
+    gui.on_window(&["mousemove", "--window", "%1", "800", "270"])
+        .status()
+        .unwrap();
+    gui.on_window(&["click", "1"]).status().unwrap();
+    gui.key("End");
+    let on_a_change = |log: &str| {
+        log.lines()
+            .rfind(|line| line.contains("readout shows"))
+            .filter(|line| line.contains(" | at ") && line.contains(", by "))
+            .map(str::to_owned)
+    };
+    let mut said = None;
+    for _ in 0..60 {
+        gui.key("Left");
+        sleep(Duration::from_millis(150));
+        said = on_a_change(&gui.log());
+        if said.is_some() {
+            break;
+        }
+    }
+    // The keyboard's readout stays on its moment as the plot moves on.
+    sleep(Duration::from_secs(3));
+    let log = gui.log();
+    let last = log
+        .lines()
+        .rfind(|line| line.contains("readout on the change") || line.contains("readout off"));
+    assert!(
+        last.is_some_and(|line| line.contains("readout on the change at ")),
+        "{last:?}"
+    );
+    gui.screenshot("overview-changes");
+    let said = said.unwrap_or_else(|| panic!("no readout on a change: {}", gui.log()));
+    assert!(said.contains(" s ago · P-cores: median "), "{said}");
 }
 
 /// Turning on what works with the window closed, where this desktop cannot do it (no

@@ -39,6 +39,9 @@ const LEGEND_HEIGHT: u32 = 22;
 /// How thick a CPU's line is, in pixels, where it runs flat.
 const DATA_LINE_WIDTH: f64 = 1.25;
 const MARK_DASH: [f64; 2] = [5.0, 3.0];
+/// Half the width of a change's triangle, in pixels; its line's dots.
+const CHANGE_SIZE: f64 = 4.0;
+const CHANGE_DOTS: [f64; 2] = [1.0, 3.0];
 
 /// What the layers under and over the lines depend on: when it changes, they are drawn anew.
 #[derive(Debug, Clone, PartialEq)]
@@ -66,6 +69,8 @@ pub struct FrequencyLayers {
     shown: Shown,
     /// Where the readout points, in seconds before the latest sample.
     cursor: Option<f64>,
+    /// When the power state changed, in seconds before the latest sample.
+    changes: Vec<f64>,
 }
 
 #[derive(Debug)]
@@ -95,6 +100,12 @@ impl FrequencyLayers {
     /// Marks the moment `seconds_ago` with a vertical line (the readout's), or nothing.
     pub fn set_cursor(&mut self, seconds_ago: Option<f64>) {
         self.cursor = seconds_ago;
+    }
+
+    /// Marks each moment of `seconds_ago` (a change of the power state) with a small
+    /// triangle on the top edge and a dotted line down the plot.
+    pub fn set_changes(&mut self, seconds_ago: Vec<f64>) {
+        self.changes = seconds_ago;
     }
 
     /// The moment under the horizontal position `x` (logical pixels) of the last frame, in
@@ -134,12 +145,13 @@ impl FrequencyLayers {
                 _ => Layers::draw(key, history)?,
             };
             let painted = layers.frame(history).and_then(|frame| paint(cr, frame));
+            let changes = draw_changes(cr, &layers.area, &self.changes, palette);
             let cursor = match self.cursor {
                 Some(seconds_ago) => draw_cursor(cr, &layers.area, seconds_ago, palette),
                 None => Ok(()),
             };
             self.kept = Some(layers);
-            painted.and(cursor)
+            painted.and(changes).and(cursor)
         })
     }
 }
@@ -307,6 +319,55 @@ fn layer<T>(
     Ok((image, drawn))
 }
 
+/// Where the moment `seconds_ago` lies across the plotting area; `None` outside the window.
+fn x_of(area: &Area, seconds_ago: f64) -> Option<f64> {
+    let window = WINDOW.as_secs_f64();
+    (0.0..=window)
+        .contains(&seconds_ago)
+        .then(|| area.right - seconds_ago / window * (area.right - area.left))
+}
+
+fn set_foreground(cr: &Context, palette: &Palette) {
+    let color = palette.foreground;
+    cr.set_source_rgb(
+        f64::from(color.0) / 255.0,
+        f64::from(color.1) / 255.0,
+        f64::from(color.2) / 255.0,
+    );
+}
+
+/// The changes of the power state: a triangle pointing down from the top edge at each, and
+/// a dotted line below it, in the text's colour (a core type's would read as its limit).
+fn draw_changes(
+    cr: &Context,
+    area: &Area,
+    changes: &[f64],
+    palette: &Palette,
+) -> Result<(), PlotError> {
+    if changes.is_empty() {
+        return Ok(());
+    }
+    cr.save()?;
+    set_foreground(cr, palette);
+    for x in changes.iter().filter_map(|&ago| x_of(area, ago)) {
+        let x = x.round() + 0.5;
+        cr.move_to(x - CHANGE_SIZE, area.top);
+        cr.line_to(x + CHANGE_SIZE, area.top);
+        cr.line_to(x, area.top + CHANGE_SIZE * 1.5);
+        cr.close_path();
+        cr.fill()?;
+    }
+    cr.set_line_width(1.0);
+    cr.set_dash(&CHANGE_DOTS, 0.0);
+    for x in changes.iter().filter_map(|&ago| x_of(area, ago)) {
+        cr.move_to(x.round() + 0.5, area.top + CHANGE_SIZE * 1.5);
+        cr.line_to(x.round() + 0.5, area.bottom);
+    }
+    cr.stroke()?;
+    cr.restore()?;
+    Ok(())
+}
+
 /// The readout's moment: a vertical line across the plotting area.
 fn draw_cursor(
     cr: &Context,
@@ -317,12 +378,7 @@ fn draw_cursor(
     let window = WINDOW.as_secs_f64();
     let x = area.right - seconds_ago.clamp(0.0, window) / window * (area.right - area.left);
     cr.save()?;
-    let color = palette.foreground;
-    cr.set_source_rgb(
-        f64::from(color.0) / 255.0,
-        f64::from(color.1) / 255.0,
-        f64::from(color.2) / 255.0,
-    );
+    set_foreground(cr, palette);
     cr.set_line_width(1.0);
     cr.move_to(x.round() + 0.5, area.top);
     cr.line_to(x.round() + 0.5, area.bottom);
@@ -721,6 +777,41 @@ mod tests {
         // Two dashed lines across the plot, each about 5/8 inked.
         let inked = count_pixels(&mut surface, Palette::LIGHT.performance, from, to);
         assert!(inked > 500, "{inked}");
+    }
+
+    #[test]
+    fn a_change_is_marked_at_its_moment_from_the_top_edge_down() {
+        let history = hybrid_history(0, |_, _| None);
+        let foreground = |changes: Vec<f64>| {
+            let mut layers = FrequencyLayers::default();
+            layers.set_changes(changes);
+            let mut surface = render(W, H, |cr| {
+                layers.draw(cr, W, H, &history, &[], &Palette::LIGHT)
+            });
+            let area = layers.kept.as_ref().unwrap().area.clone();
+            // Half way: the column at 30 s ago, and the one at 10 s ago.
+            let middle = ((area.left + area.right) / 2.0) as usize;
+            let late = (area.right - (area.right - area.left) / 6.0) as usize;
+            let (top, bottom) = (area.top as usize, area.bottom as usize);
+            let column = |surface: &mut ImageSurface, x: usize| {
+                count_pixels(
+                    surface,
+                    Palette::LIGHT.foreground,
+                    (x, top),
+                    (x + 2, bottom),
+                )
+            };
+            (column(&mut surface, middle), column(&mut surface, late))
+        };
+        let unmarked = foreground(Vec::new());
+        // 90 s ago is before the plot's minute: not drawn.
+        let marked = foreground(vec![30.0, 90.0]);
+        // The triangle and a dotted line (a dot every four pixels) down the plot.
+        assert!(
+            marked.0 > unmarked.0 + (H as usize / 8),
+            "{unmarked:?} → {marked:?}"
+        );
+        assert_eq!(marked.1, unmarked.1, "only at its moment");
     }
 
     #[test]

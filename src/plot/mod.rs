@@ -23,7 +23,7 @@ pub use self::{
     palette::Palette,
     png::ramp_png,
     ramp::{draw_ramp, FrequencyTrace, Line, RampChart, RampSeries},
-    readout::Readout,
+    readout::{PlotChange, Readout},
     strip::Shown,
     widget::{FrequencyPlot, RampPlot},
 };

@@ -1,7 +1,8 @@
 //! What the live plot says about one moment, for the pointer over it or the keyboard on it:
-//! when, each core type's median and range, and the busiest CPU.
+//! when, each core type's median and range, and the busiest CPU; and the change of the power
+//! state marked nearest to it, if one is.
 
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use pacer_core::i18n::{fill, gettext};
 use pacer_core::values::CoreType;
@@ -10,6 +11,37 @@ use super::history::FrequencyHistory;
 
 /// How far from the moment asked about a sample may lie and still be read for it.
 const NEAR: Duration = Duration::from_secs(1);
+
+/// How far from the moment asked about a change may lie and still be said for it: about
+/// the width of its triangle on a plot of a usual size.
+const NEAR_CHANGE: Duration = Duration::from_millis(600);
+
+/// A change of the power state marked on the plot: when, and what and who in words.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlotChange {
+    pub time: SystemTime,
+    pub text: String,
+}
+
+impl PlotChange {
+    /// How long before `now` it happened (none for a change in the future of a clock set
+    /// back).
+    pub fn ago(&self, now: SystemTime) -> Duration {
+        now.duration_since(self.time).unwrap_or_default()
+    }
+
+    /// The change of `changes` nearest to `seconds_ago` before `now`, if one lies within
+    /// [`NEAR_CHANGE`] of it.
+    pub fn near(changes: &[PlotChange], now: SystemTime, seconds_ago: f64) -> Option<&PlotChange> {
+        let wanted = Duration::from_secs_f64(seconds_ago.clamp(0.0, 3600.0));
+        changes
+            .iter()
+            .map(|change| (change.ago(now).abs_diff(wanted), change))
+            .filter(|&(apart, _)| apart <= NEAR_CHANGE)
+            .min_by_key(|&(apart, _)| apart)
+            .map(|(_, change)| change)
+    }
+}
 
 /// One core type at one moment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -144,6 +176,23 @@ mod tests {
             Duration::from_millis(9_900)
         );
         assert_eq!(Readout::at(&hybrid_history(0, |_, _| None), 0.0), None);
+    }
+
+    #[test]
+    fn the_change_nearest_the_moment_is_said_only_when_near() {
+        let now = SystemTime::now();
+        let change = |seconds: u64, text: &str| PlotChange {
+            time: now - Duration::from_secs(seconds),
+            text: text.to_owned(),
+        };
+        let changes = [change(10, "governor"), change(12, "EPP")];
+        assert_eq!(
+            PlotChange::near(&changes, now, 10.4).unwrap().text,
+            "governor"
+        );
+        assert_eq!(PlotChange::near(&changes, now, 11.9).unwrap().text, "EPP");
+        assert_eq!(PlotChange::near(&changes, now, 11.0), None);
+        assert_eq!(PlotChange::near(&[], now, 10.0), None);
     }
 
     #[test]

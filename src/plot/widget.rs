@@ -3,7 +3,7 @@
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use pacer_core::i18n::gettext;
 use relm4::adw;
@@ -13,7 +13,7 @@ use super::frequency::{FrequencyLayers, FrequencyMarks};
 use super::history::{FrequencyHistory, TracedCpu, TypeSummary};
 use super::palette::Palette;
 use super::ramp::{draw_ramp, RampChart};
-use super::readout::Readout;
+use super::readout::{PlotChange, Readout};
 use super::strip::Shown;
 use super::trace::WINDOW;
 
@@ -66,6 +66,10 @@ struct FrequencyState {
     cursor: Cell<Option<f64>>,
     /// Whether the keyboard is on the plot (the readout then stays when the pointer leaves).
     focused: Cell<bool>,
+    /// The changes of the power state recorded lately, marked where they happened.
+    changes: RefCell<Vec<PlotChange>>,
+    /// The change the readout says, if any (logged when it comes and goes).
+    said_change: RefCell<Option<String>>,
 }
 
 /// The live frequency plot of every CPU, with its readout.
@@ -110,6 +114,8 @@ impl FrequencyPlot {
             layers: RefCell::default(),
             cursor: Cell::new(None),
             focused: Cell::new(false),
+            changes: RefCell::default(),
+            said_change: RefCell::default(),
         });
         let readout = gtk::Label::builder()
             .xalign(0.0)
@@ -120,6 +126,15 @@ impl FrequencyPlot {
         // The state does not refer to the area, so this makes no reference cycle.
         let drawn = Rc::clone(&state);
         area.set_draw_func(move |_, cr, width, height| {
+            // The plot ends at its latest sample, taken a moment ago at most.
+            let now = SystemTime::now();
+            let ages = drawn
+                .changes
+                .borrow()
+                .iter()
+                .map(|change| change.ago(now).as_secs_f64())
+                .collect();
+            drawn.layers.borrow_mut().set_changes(ages);
             let result = drawn.layers.borrow_mut().draw(
                 cr,
                 pixels(width),
@@ -229,16 +244,31 @@ impl FrequencyPlot {
         self.state.layers.borrow_mut().set_cursor(seconds_ago);
         self.update_readout();
         if self.readout.is_visible() {
-            glib::g_debug!("pacer", "readout shows {}", self.readout.text());
+            let text = self.readout.text().replace('\n', " | ");
+            glib::g_debug!("pacer", "readout shows {}", text);
         }
         self.area.queue_draw();
     }
 
     fn update_readout(&self) {
         let text = self.state.cursor.get().map(|seconds_ago| {
-            match Readout::at(&self.state.history.borrow(), seconds_ago) {
+            let sample = match Readout::at(&self.state.history.borrow(), seconds_ago) {
                 Some(readout) => readout.text(),
                 None => gettext("No sample at that moment"),
+            };
+            let changes = self.state.changes.borrow();
+            let change = PlotChange::near(&changes, SystemTime::now(), seconds_ago);
+            let said = change.map(|change| change.text.clone());
+            if *self.state.said_change.borrow() != said {
+                match &said {
+                    Some(text) => glib::g_debug!("pacer", "readout on the change {}", text),
+                    None => glib::g_debug!("pacer", "readout off the changes"),
+                }
+                self.state.said_change.replace(said);
+            }
+            match change {
+                Some(change) => format!("{sample}\n{}", change.text),
+                None => sample,
             }
         });
         match text {
@@ -259,7 +289,20 @@ impl FrequencyPlot {
     /// Adds the frequencies sampled `at` (since sampling began), in the order of the CPUs
     /// given to [`Self::new`] or [`Self::reset`], and redraws.
     pub fn push(&self, at: Duration, khz: &[Option<u32>]) {
+        let latest = self.state.history.borrow().latest_time();
         self.state.history.borrow_mut().push(at, khz);
+        // The keyboard's readout stays on the moment it was put on, as the plot moves on
+        // (the pointer's is wherever the pointer is); on the latest sample it follows it.
+        let moved = latest.map(|latest| at.saturating_sub(latest).as_secs_f64());
+        if let (true, Some(cursor), Some(moved)) =
+            (self.state.focused.get(), self.state.cursor.get(), moved)
+        {
+            if cursor > 0.0 {
+                let cursor = (cursor + moved).min(WINDOW.as_secs_f64());
+                self.state.cursor.set(Some(cursor));
+                self.state.layers.borrow_mut().set_cursor(Some(cursor));
+            }
+        }
         if self.state.cursor.get().is_some() {
             self.update_readout();
         }
@@ -275,6 +318,16 @@ impl FrequencyPlot {
     /// Sets the dashed limit lines, one entry per core type.
     pub fn set_marks(&self, marks: Vec<FrequencyMarks>) {
         *self.state.marks.borrow_mut() = marks;
+        self.area.queue_draw();
+    }
+
+    /// Marks `changes` of the power state on the plot (those of its last minute show), each
+    /// said in the readout when it points at it.
+    pub fn set_changes(&self, changes: Vec<PlotChange>) {
+        *self.state.changes.borrow_mut() = changes;
+        if self.state.cursor.get().is_some() {
+            self.update_readout();
+        }
         self.area.queue_draw();
     }
 

@@ -8,7 +8,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use pacer_core::history::Event;
+use pacer_core::history::{Event, Setting};
 use pacer_core::i18n::gettext;
 use pacer_core::machine::Snapshot;
 use pacer_core::status::Status;
@@ -26,17 +26,18 @@ use crate::change::{self, Change, ChangeError};
 use crate::cpus::{CpusMsg, CpusPage};
 use crate::feed::{self, FeedControl, FeedEvent};
 use crate::helper::{self, HelperLink, OwnHelper, Wanted};
-use crate::history_page::{HistoryMsg, HistoryPage};
+use crate::history_page::{grouped, HistoryMsg, HistoryPage};
 use crate::icons;
 use crate::machine::{Machine, OFFERED_MODEL};
 use crate::measure::{MeasureEvent, MeasureMsg, MeasurePage};
 use crate::overview::{OverviewInit, OverviewMsg, OverviewPage};
-use crate::plot::{FrequencyMarks, FrequencyPlot, TracedCpu};
+use crate::plot::{FrequencyMarks, FrequencyPlot, PlotChange, TracedCpu};
 use crate::request::{Page, Request};
 use crate::said::Said;
 use crate::session_state::SessionState;
 use crate::settings;
 use crate::state_bus::StateBus;
+use crate::why::said;
 
 mod chrome;
 
@@ -366,6 +367,7 @@ impl Component for Window {
                 self.recorded.extend(events);
                 let excess = self.recorded.len().saturating_sub(RECORDED_KEPT);
                 self.recorded.drain(..excess);
+                self.plot.set_changes(plot_changes(&self.recorded));
                 self.show_banner();
             }
             WindowMsg::Present => root.present(),
@@ -733,6 +735,24 @@ impl Window {
             Err(error) => self.toasts.add_toast(adw::Toast::new(&error.to_string())),
         }
     }
+}
+
+/// The changes of `recorded` (oldest first) that the live plot's minute may show, one per
+/// request as the History page groups them; the recording's own start and stop are no change.
+fn plot_changes(recorded: &[Event]) -> Vec<PlotChange> {
+    let shown_since = std::time::SystemTime::now() - Duration::from_secs(HISTORY_SECONDS.into());
+    let recent = recorded
+        .iter()
+        .rev()
+        .take_while(|event| event.time >= shown_since)
+        .filter(|event| event.setting != Setting::Recording);
+    grouped(recent)
+        .iter()
+        .map(|event| PlotChange {
+            time: event.time,
+            text: said(event),
+        })
+        .collect()
 }
 
 fn core_types(snapshot: &Snapshot) -> Vec<(u32, Option<pacer_core::values::CoreType>)> {
