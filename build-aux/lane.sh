@@ -15,12 +15,17 @@ elapsed() { awk -v a="$lane_t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b-a}
 log() { printf '[%6ss] %s\n' "$(elapsed)" "$*" >> "$LANE_LOG" 2> /dev/null; }
 
 finish() {
+  # How the lane ended: `exit` alone in an EXIT trap would give the status of the command
+  # before the trap, not the checks' (a failed check once left the lane's status 0).
+  local status=$?
   trap - EXIT
   cleanup
   log "done: $passed passed, $failed failed"
   printf '%s passed, %s failed\n' "$passed" "$failed"
-  [ "$failed" -eq 0 ]
-  exit
+  if [ "$failed" -gt 0 ] || [ "$status" -ne 0 ]; then
+    exit 1
+  fi
+  exit 0
 }
 trap finish EXIT
 # abort WHY: a step the rest depends on failed.

@@ -503,7 +503,10 @@ check_measure_busy() {
   local b=$BUS_IMPL json cgroup
   json=$(as_user alice pacerctl measure ramp --cpu 1 --trials 3 --json 2> "$WORK/ramp-quiet.err")
   log "ramp on a quiet CPU: $(jq -c '.runs[0] | {quiet, off_cpu_ms, interruptions, per_trial}' <<< "${json:-null}" 2> /dev/null)"
-  if jq -e '.runs[0] | (.per_trial | length) == 3 and .interruptions.median <= 15 and .off_cpu_ms.median <= 13' <<< "${json:-null}" > /dev/null 2>&1; then
+  # The time taken from it is what disturbs a measurement: at most 1 % of a trial. The kernel's
+  # own short preemptions (timers, kworkers; 7 to 18 a trial on CI's 2-core machine, some
+  # 80 µs each) no nice level prevents: only a flood of them fails.
+  if jq -e '.runs[0] | (.per_trial | length) == 3 and .interruptions.median <= 100 and .off_cpu_ms.median <= 13' <<< "${json:-null}" > /dev/null 2>&1; then
     ok "[$b] on a quiet CPU 1 other tasks seldom took it from the helper: $(jq -r '.runs[0] | "\(.interruptions.median) interruptions and \(.off_cpu_ms.median * 10 | floor / 10) ms off the CPU a 1300 ms trial (median of 3)"' <<< "$json")"
   else
     bad "[$b] the helper's measurement on a quiet CPU: $(jq -c '.runs[0] | {interruptions, off_cpu_ms, quiet}' <<< "${json:-null}" 2> /dev/null | cut -c1-300) $(tr '\n' ' ' < "$WORK/ramp-quiet.err" | cut -c1-200)"

@@ -118,11 +118,7 @@ async fn a_watch_keeps_the_helper_running_and_without_one_it_exits_when_idle() {
     // Activated on the first call, exiting after a second without calls.
     let bus = activatable_bus(tree.path(), state.path());
     let _polkit = bus.polkit(&actions::ALL);
-    let connection = zbus::connection::Builder::address(bus.address())
-        .unwrap()
-        .build()
-        .await
-        .unwrap();
+    let (connection, _) = connect(&bus).await;
     let history = History1Proxy::new(&connection).await.unwrap();
     history.watch_changes().await.expect("recording starts");
     tokio::time::sleep(Duration::from_secs(4)).await;
