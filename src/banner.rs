@@ -358,6 +358,7 @@ mod tests {
             source: Source::Kernel,
             process: None,
             cause,
+            hold: None,
         };
         status.explain(&[
             event(1, Setting::Sleep, sleep::SUSPENDING, None),

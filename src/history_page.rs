@@ -253,13 +253,16 @@ impl HistoryPage {
     /// Whether `event` passes the filters. The recording's own events always do: they say
     /// where the record has gaps.
     fn shows(&self, event: &Event) -> bool {
-        if event.setting == Setting::Recording {
+        // The recording's gaps and the sleeps bound what any filter shows.
+        if matches!(event.setting, Setting::Recording | Setting::Sleep) {
             return true;
         }
         let setting = match event.setting {
-            // One entry for both limits, and for the switches of turbo.
+            // One entry for both limits, for the switches of turbo, and for the profile
+            // and the holds that switch it.
             Setting::MinFreq => Setting::MaxFreq,
             Setting::NoTurbo => Setting::Boost,
+            Setting::ProfileHold => Setting::Profile,
             other => other,
         };
         let of_setting = self.setting.is_none_or(|wanted| wanted == setting);
@@ -462,6 +465,7 @@ mod tests {
                 uid: Some(1000),
             }),
             cause: (source == Source::Kernel).then_some(id - 1),
+            hold: None,
         }
     }
 

@@ -53,6 +53,7 @@ pub fn turbo_switched_off_by_tlp() -> Status {
             uid: Some(0),
         }),
         cause: None,
+        hold: None,
     }]);
     status
 }

@@ -9,6 +9,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::machine::Snapshot;
+use crate::profile::daemon::Hold;
 
 /// The settings whose changes are recorded, named as the JSON names them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -33,12 +34,21 @@ pub enum Setting {
     /// The machine going to sleep (`suspending`) and waking (`resumed`), as logind says
     /// (`PrepareForSleep`). What was found changed on waking has the waking as its cause.
     Sleep,
+    /// An application's hold on a profile, taken (`held`) or let go (`released`), as the
+    /// profile daemon lists them (`ActiveProfileHolds`): the event's `hold` says whose.
+    ProfileHold,
 }
 
 /// The value of a [`Setting::Sleep`] event.
 pub mod sleep {
     pub const SUSPENDING: &str = "suspending";
     pub const RESUMED: &str = "resumed";
+}
+
+/// The value of a [`Setting::ProfileHold`] event.
+pub mod hold {
+    pub const HELD: &str = "held";
+    pub const RELEASED: &str = "released";
 }
 
 /// The value of a [`Setting::Recording`] event.
@@ -97,6 +107,9 @@ pub struct Event {
     pub process: Option<Writer>,
     /// The event whose write made the kernel change this one.
     pub cause: Option<u64>,
+    /// A [`Setting::ProfileHold`]'s application, profile and reason.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hold: Option<Hold>,
 }
 
 /// The events of a recording, the oldest forgotten past the capacity.
@@ -345,6 +358,7 @@ mod tests {
                 uid: Some(0),
             }),
             cause: None,
+            hold: None,
         }
     }
 

@@ -138,6 +138,7 @@ mod tests {
             source: Source::Kernel,
             process: None,
             cause: None,
+            hold: None,
         }
     }
 

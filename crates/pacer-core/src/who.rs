@@ -3,7 +3,7 @@
 
 use crate::cpuset::CpuSet;
 use crate::findings::{Finding, FindingKind};
-use crate::history::{recording, sleep, Event, Setting, Source, Writer};
+use crate::history::{hold, recording, sleep, Event, Setting, Source, Writer};
 use crate::i18n::{fill, gettext};
 
 /// The setting's name for people.
@@ -24,6 +24,7 @@ pub fn setting_label(setting: Setting) -> String {
         Setting::Profile => gettext("power profile"),
         Setting::Recording => gettext("recording"),
         Setting::Sleep => gettext("sleep"),
+        Setting::ProfileHold => gettext("profile hold"),
     }
 }
 
@@ -42,6 +43,20 @@ pub fn what_changed(event: &Event) -> String {
             sleep::SUSPENDING => gettext("the system went to sleep"),
             _ => gettext("the system woke from sleep"),
         };
+    }
+    if let (Setting::ProfileHold, Some(held)) = (event.setting, &event.hold) {
+        let words = match event.new.as_str() {
+            hold::HELD => gettext("{application} holds the {profile} profile: {reason}"),
+            _ => gettext("{application} released its hold on the {profile} profile ({reason})"),
+        };
+        return fill(
+            words,
+            &[
+                ("application", &held.application_id),
+                ("profile", &held.profile),
+                ("reason", &held.reason),
+            ],
+        );
     }
     let setting = setting_label(event.setting);
     let what = if event.policies.is_empty() {
@@ -172,6 +187,7 @@ mod tests {
             source,
             process,
             cause,
+            hold: None,
         }
     }
 

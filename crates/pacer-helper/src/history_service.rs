@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 use futures_util::StreamExt;
 use pacer_core::history::{watched_files, History, Setting, Writer};
 use pacer_core::profile::client as profile_client;
+use pacer_core::profile::daemon::Hold;
 use pacer_core::{Snapshot, SysRoot};
 use pacer_dbus::{actions, Problem, Topic};
 use zbus::message::Header;
@@ -143,6 +144,18 @@ impl Log {
         let mut recorded = lock(&self.recorded);
         if let Some(recorder) = recorded.as_mut() {
             let ids = recorder.sleep(start);
+            self.announce(recorder, &ids);
+        }
+    }
+
+    /// Records the holds the profile daemon took on (`true`) or let go, if recording.
+    fn daemon_held(&self, holds: Vec<(Hold, bool)>, daemon: Option<Writer>) {
+        let mut recorded = lock(&self.recorded);
+        if let Some(recorder) = recorded.as_mut() {
+            let ids: Vec<u64> = holds
+                .into_iter()
+                .map(|(held, taken)| recorder.daemon_held(held, taken, daemon.clone()))
+                .collect();
             self.announce(recorder, &ids);
         }
     }
@@ -302,23 +315,39 @@ impl HistoryService {
     }
 }
 
-/// Records each change of the profile daemon's active profile, for as long as it runs (the
-/// recording aborts it). The daemon says what it changed, not who asked it to: the event
-/// names the daemon.
+/// Records each change of the profile daemon's active profile and of its holds, for as long
+/// as it runs (the recording aborts it). The daemon says what it changed, not who asked it
+/// to: the event names the daemon (and a hold, the application that asked for it).
 async fn follow_profile(bus: zbus::Connection, log: Log) {
     let Ok(mut changes) = profile_client::changes(&bus).await else {
         return;
     };
-    let mut active = profile_client::read(&bus).await.state.map(|s| s.active);
+    let first = profile_client::read(&bus).await.state;
+    let mut active = first.as_ref().map(|s| s.active.clone());
+    let mut holds = first.map(|s| s.holds).unwrap_or_default();
     while changes.next().await.is_some() {
         let Some(state) = profile_client::read(&bus).await.state else {
             continue;
         };
-        if active.as_ref() == Some(&state.active) {
+        let taken = state.holds.iter().filter(|h| !holds.contains(h));
+        let let_go = holds.iter().filter(|h| !state.holds.contains(h));
+        let held: Vec<(Hold, bool)> = taken
+            .map(|h| (h.clone(), true))
+            .chain(let_go.map(|h| (h.clone(), false)))
+            .collect();
+        let switched = active.as_ref() != Some(&state.active);
+        if held.is_empty() && !switched {
             continue;
         }
         let daemon = process_of(&bus, &state.bus_name).await;
-        log.daemon_changed(active.replace(state.active.clone()), state.active, daemon);
+        holds.clone_from(&state.holds);
+        // A hold first: it is why the daemon switches.
+        if !held.is_empty() {
+            log.daemon_held(held, daemon.clone());
+        }
+        if switched {
+            log.daemon_changed(active.replace(state.active.clone()), state.active, daemon);
+        }
     }
 }
 

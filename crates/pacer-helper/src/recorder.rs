@@ -21,7 +21,10 @@ use std::time::{Instant, SystemTime};
 
 use nix::errno::Errno;
 use nix::sys::fanotify::{EventFFlags, Fanotify, InitFlags, MarkFlags, MaskFlags};
-use pacer_core::history::{recording, sleep, Event, History, Setting, Source, WatchedFile, Writer};
+use pacer_core::history::{
+    hold, recording, sleep, Event, History, Setting, Source, WatchedFile, Writer,
+};
+use pacer_core::profile::daemon::Hold;
 
 /// The most writes one [`Recorder::record`] takes in (about a millisecond's work each at
 /// worst, reading the writer from /proc).
@@ -150,6 +153,18 @@ impl Recorder {
             source: Source::Daemon,
             process: daemon,
             ..now(self.began, setting, new)
+        })
+    }
+
+    /// Records that the profile daemon lists `held` among its holds (`taken`) or no longer.
+    /// Returns the event's id.
+    pub fn daemon_held(&mut self, held: Hold, taken: bool, daemon: Option<Writer>) -> u64 {
+        let what = if taken { hold::HELD } else { hold::RELEASED };
+        self.history.push(Event {
+            source: Source::Daemon,
+            process: daemon,
+            hold: Some(held),
+            ..now(self.began, Setting::ProfileHold, what.to_owned())
         })
     }
 
@@ -305,6 +320,7 @@ fn now(began: Instant, setting: Setting, new: String) -> Event {
         source: Source::Pacer,
         process: None,
         cause: None,
+        hold: None,
     }
 }
 

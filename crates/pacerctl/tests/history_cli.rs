@@ -216,6 +216,81 @@ fn the_seeds_scenario_reads_as_a_chain_of_causes() {
     }
 }
 
+/// An application holding a profile while it runs, with python-dbus (the daemon lets a hold
+/// go when its application leaves the bus): held until its standard input closes.
+const HOLDER: &str = "
+import sys, dbus
+daemon = dbus.SystemBus().get_object('net.hadess.PowerProfiles', '/net/hadess/PowerProfiles')
+cookie = daemon.HoldProfile('performance', 'playing a film', 'org.example.Player',
+                            dbus_interface='net.hadess.PowerProfiles')
+print(cookie, flush=True)
+sys.stdin.read()
+";
+
+#[test]
+fn a_profile_hold_is_the_daemons_with_its_application_and_reason() {
+    let rig = Rig::start();
+    let mut follow = Follower::start(&rig);
+    follow.wait_for("start of the recording", |e| {
+        is(e, "recording", "started", "pacer")
+    });
+    let mut holder = rig
+        .bus
+        .command("/usr/bin/python3")
+        .args(["-c", HOLDER])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut cookie = String::new();
+    BufReader::new(holder.stdout.take().unwrap())
+        .read_line(&mut cookie)
+        .unwrap();
+    assert!(
+        cookie.trim().parse::<u32>().is_ok(),
+        "no cookie: {cookie:?}"
+    );
+
+    let held = follow.wait_for("the hold", |e| {
+        e["setting"] == "profile-hold" && e["new"] == "held"
+    });
+    assert_eq!(
+        held["hold"],
+        serde_json::json!({
+            "application_id": "org.example.Player",
+            "profile": "performance",
+            "reason": "playing a film"
+        })
+    );
+    assert_eq!(held["source"], "daemon");
+    assert!(held["process"]["comm"]
+        .as_str()
+        .unwrap()
+        .starts_with("power-profiles"));
+    // The daemon switches to the held profile: after the hold, as its consequence.
+    let switched = follow.wait_for("the switch to the held profile", |e| {
+        is(e, "profile", "performance", "daemon")
+    });
+    assert!(switched["id"].as_u64() > held["id"].as_u64());
+
+    // The application leaves: its hold goes.
+    drop(holder.stdin.take());
+    assert!(holder.wait().unwrap().success());
+    let released = follow.wait_for("the release", |e| {
+        e["setting"] == "profile-hold" && e["new"] == "released"
+    });
+    assert_eq!(released["hold"]["application_id"], "org.example.Player");
+
+    let output = rig.pacerctl(&["history"]).output().unwrap();
+    let text = String::from_utf8_lossy(&output.stdout);
+    for line in [
+        "org.example.Player holds the performance profile: playing a film  by the profile daemon",
+        "org.example.Player released its hold on the performance profile (playing a film)",
+    ] {
+        assert!(text.contains(line), "no «{line}» in:\n{text}");
+    }
+}
+
 #[test]
 fn bad_requests_are_refused_by_name() {
     let rig = Rig::start();

@@ -5,7 +5,7 @@ use std::cmp::Ordering;
 use std::collections::HashMap;
 use std::fmt;
 
-use serde::{Serialize, Serializer};
+use serde::{Deserialize, Serialize, Serializer};
 use zbus::zvariant::OwnedValue;
 
 /// Who serves the power-profiles API.
@@ -70,7 +70,7 @@ impl PpdVersion {
 }
 
 /// A profile hold (`ActiveProfileHolds`): an application keeping a profile on.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Hold {
     pub application_id: String,
     pub profile: String,
