@@ -1,7 +1,7 @@
 //! The tray item against real parts: Debian's `status-notifier-watcher` and python-dbusmock's
 //! notification daemon on a private session bus, the real power-profiles-daemon and
 //! pacer-helper on a private system bus, all on one simulated laptop, Pacer started with
-//! `--background`.
+//! `--background` (recording with the helper all the same: the tooltip names a cause).
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -172,6 +172,23 @@ fn the_tray_switches_profiles_and_warns_once() {
         icon.contains("performance-warning-symbolic")
             .then_some(())
             .ok_or(icon)
+    });
+    // The tooltip names the cause: this test's write, as the helper recorded it while Pacer
+    // runs in the background.
+    wait_until(Duration::from_secs(15), "the tooltip says why", || {
+        let tooltip = session
+            .call(
+                &service,
+                "/StatusNotifierItem",
+                "org.freedesktop.DBus.Properties.Get",
+                &["org.kde.StatusNotifierItem", "ToolTip"],
+            )
+            .unwrap_or_default();
+        (tooltip.contains("Why: at ")
+            && tooltip.contains("EPP on policy 4: performance → power, by ")
+            && tooltip.contains(&format!("(pid {}", std::process::id())))
+        .then_some(())
+        .ok_or(tooltip)
     });
     let notifications = || {
         session
