@@ -13,7 +13,7 @@ use adw::prelude::*;
 use crate::a11y::labelled;
 use crate::change::offered_fix;
 use crate::icons;
-use crate::why::why;
+use crate::why::{why, with_why};
 
 /// What a notice's button does.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -55,11 +55,7 @@ pub fn notices(facts: &BannerFacts<'_>) -> Vec<Notice> {
         let mut fix_offered = false;
         for finding in findings {
             let fix = offered_fix(finding, facts.read_only.is_none());
-            let mut detail = finding.detail.clone();
-            if let Some(cause) = why(finding) {
-                detail.push('\n');
-                detail.push_str(&cause);
-            }
+            let detail = with_why(&finding.detail, why(finding).as_deref());
             let detail = fill(
                 gettext("{why}\nFix: {fix}"),
                 &[("why", &detail), ("fix", &finding.fix.description)],

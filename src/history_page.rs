@@ -69,6 +69,9 @@ pub struct HistoryPage {
     watching: bool,
     /// A refill of the list is on its way (changes come in bursts: one refill for each).
     refilling: bool,
+    /// The changes that came since the last refill, handed on to the window with it (one
+    /// batch a burst, not a message a change).
+    unannounced: Vec<Event>,
 }
 
 #[derive(Debug)]
@@ -157,6 +160,7 @@ impl Component for HistoryPage {
             unavailable: None,
             watching: false,
             refilling: false,
+            unannounced: Vec::new(),
         };
         model.list.set_header_func(minute_heading);
         let setting_filter: gtk::DropDown = labelled(&gettext("Setting"));
@@ -225,6 +229,7 @@ impl Component for HistoryPage {
                     );
                 }
                 self.events.extend(new.iter().cloned());
+                self.unannounced.extend(new);
                 while self.events.len() > KEPT {
                     self.events.pop_front();
                 }
@@ -235,11 +240,11 @@ impl Component for HistoryPage {
                         HistoryCmd::Refill
                     });
                 }
-                let _ = sender.output(new);
             }
             HistoryCmd::Refill => {
                 self.refilling = false;
                 self.fill();
+                let _ = sender.output(std::mem::take(&mut self.unannounced));
             }
             HistoryCmd::Unavailable(why) => {
                 glib::g_debug!("pacer", "history unavailable: {why}");

@@ -10,7 +10,7 @@ use zbus::zvariant::Value;
 
 use crate::change::offered_fix;
 use crate::config;
-use crate::why::why;
+use crate::why::{why, with_why};
 
 /// The notification server's bus name.
 pub const SERVER: &str = "org.freedesktop.Notifications";
@@ -72,10 +72,11 @@ impl Announcements {
 pub fn message(finding: &Finding, helper_present: bool) -> (String, String, Option<FixAction>) {
     (
         finding.summary.clone(),
-        match why(finding) {
-            Some(why) => format!("{}\n{why}\n{}", finding.detail, finding.fix.description),
-            None => format!("{}\n{}", finding.detail, finding.fix.description),
-        },
+        format!(
+            "{}\n{}",
+            with_why(&finding.detail, why(finding).as_deref()),
+            finding.fix.description
+        ),
         offered_fix(finding, helper_present).cloned(),
     )
 }

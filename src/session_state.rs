@@ -14,7 +14,7 @@ use relm4::gtk::glib::{prelude::*, Variant};
 use crate::change::{offered_fix, Change};
 use crate::plot::TypeSummary;
 use crate::request::{Page, Request};
-use crate::why::why;
+use crate::why::{why, with_why};
 
 /// The interface that shows it.
 pub const INTERFACE: &str = "io.github.pacerapp.Pacer.State1";
@@ -34,9 +34,9 @@ pub struct FindingState {
     pub key: String,
     pub severity: Severity,
     pub summary: String,
-    /// Why it holds: the finding's explanation, then what the recording says caused it.
-    pub cause: String,
-    /// What the recording says caused it, alone ([`why`]).
+    /// Why it holds: the finding's explanation.
+    pub detail: String,
+    /// What the recording says caused it ([`why`]); the bus shows it after the detail.
     pub why: Option<String>,
     /// The fix Pacer can carry out now, if any.
     pub fix: Option<FixAction>,
@@ -122,19 +122,13 @@ impl SessionState {
             findings: status
                 .findings
                 .iter()
-                .map(|finding| {
-                    let why = why(finding);
-                    FindingState {
-                        key: finding_key(finding),
-                        severity: finding.severity,
-                        summary: finding.summary.clone(),
-                        cause: match &why {
-                            Some(why) => format!("{}\n{why}", finding.detail),
-                            None => finding.detail.clone(),
-                        },
-                        why,
-                        fix: offered_fix(finding, helper_present).cloned(),
-                    }
+                .map(|finding| FindingState {
+                    key: finding_key(finding),
+                    severity: finding.severity,
+                    summary: finding.summary.clone(),
+                    detail: finding.detail.clone(),
+                    why: why(finding),
+                    fix: offered_fix(finding, helper_present).cloned(),
                 })
                 .collect(),
             measuring: previous.measuring,
@@ -205,7 +199,7 @@ impl SessionState {
                         finding.key.clone(),
                         severity.to_owned(),
                         finding.summary.clone(),
-                        finding.cause.clone(),
+                        with_why(&finding.detail, finding.why.as_deref()),
                         finding.fix.is_some(),
                     )
                 })
@@ -313,7 +307,7 @@ mod tests {
                 key: "epp-mismatch@0".into(),
                 severity: Severity::Warning,
                 summary: "s".into(),
-                cause: "c".into(),
+                detail: "c".into(),
                 why: None,
                 fix: None,
             }],

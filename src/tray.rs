@@ -36,6 +36,15 @@ pub struct CoreTypeLine {
     pub cpus: Vec<usize>,
 }
 
+/// An active finding: its one line, what the recording says caused it, and the fix Pacer
+/// can carry out, if any.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TrayFinding {
+    pub summary: String,
+    pub why: Option<String>,
+    pub fix: Option<FixAction>,
+}
+
 /// Everything the tray shows, from one reading of the machine.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct TrayView {
@@ -44,10 +53,7 @@ pub struct TrayView {
     /// The profiles offered (name, label) and which is active.
     pub profiles: Vec<(String, String)>,
     pub active: Option<usize>,
-    /// Active findings: their one line, and the fix Pacer can carry out, if any.
-    pub findings: Vec<(String, Option<FixAction>)>,
-    /// Per finding, what the recording says caused it.
-    pub causes: Vec<Option<String>>,
+    pub findings: Vec<TrayFinding>,
     pub core_types: Vec<CoreTypeLine>,
     /// The online CPUs whose frequency the tooltip shows.
     pub cpus: Vec<u32>,
@@ -106,12 +112,11 @@ impl TrayView {
             findings: state
                 .findings
                 .iter()
-                .map(|finding| (finding.summary.clone(), finding.fix.clone()))
-                .collect(),
-            causes: state
-                .findings
-                .iter()
-                .map(|finding| finding.why.clone())
+                .map(|finding| TrayFinding {
+                    summary: finding.summary.clone(),
+                    why: finding.why.clone(),
+                    fix: finding.fix.clone(),
+                })
                 .collect(),
             core_types,
             cpus: online.iter().map(|cpu| cpu.id).collect(),
@@ -151,9 +156,9 @@ impl TrayView {
                 )
             })
             .collect();
-        for ((summary, _), why) in self.findings.iter().zip(&self.causes) {
-            lines.push(format!("⚠ {summary}"));
-            lines.extend(why.clone());
+        for finding in &self.findings {
+            lines.push(format!("⚠ {}", finding.summary));
+            lines.extend(finding.why.clone());
         }
         lines
     }
@@ -298,7 +303,7 @@ impl ksni::Tray for PacerTray {
             );
             items.push(ksni::MenuItem::Separator);
         }
-        for (summary, fix) in &self.view.findings {
+        for TrayFinding { summary, fix, .. } in &self.view.findings {
             let item = match fix {
                 Some(action) => {
                     let action = action.clone();

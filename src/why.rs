@@ -23,6 +23,14 @@ pub fn why(finding: &Finding) -> Option<String> {
     ))
 }
 
+/// A finding's explanation, then what the recording says caused it (`why`), where it says.
+pub fn with_why(detail: &str, why: Option<&str>) -> String {
+    match why {
+        Some(why) => format!("{detail}\n{why}"),
+        None => detail.to_owned(),
+    }
+}
+
 /// One change, when, what and who: "at 14:02:11 governor on policy 0: powersave →
 /// performance, by tlp (pid 812, tlp.service)".
 pub fn said(event: &Event) -> String {

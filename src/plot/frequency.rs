@@ -104,8 +104,10 @@ impl FrequencyLayers {
 
     /// Marks each moment of `seconds_ago` (a change of the power state) with a small
     /// triangle on the top edge and a dotted line down the plot.
-    pub fn set_changes(&mut self, seconds_ago: Vec<f64>) {
-        self.changes = seconds_ago;
+    pub fn set_changes(&mut self, seconds_ago: impl IntoIterator<Item = f64>) {
+        // Set each frame: the same buffer, no allocation.
+        self.changes.clear();
+        self.changes.extend(seconds_ago);
     }
 
     /// The moment under the horizontal position `x` (logical pixels) of the last frame, in

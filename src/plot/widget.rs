@@ -128,13 +128,13 @@ impl FrequencyPlot {
         area.set_draw_func(move |_, cr, width, height| {
             // The plot ends at its latest sample, taken a moment ago at most.
             let now = SystemTime::now();
-            let ages = drawn
-                .changes
-                .borrow()
-                .iter()
-                .map(|change| change.ago(now).as_secs_f64())
-                .collect();
-            drawn.layers.borrow_mut().set_changes(ages);
+            drawn.layers.borrow_mut().set_changes(
+                drawn
+                    .changes
+                    .borrow()
+                    .iter()
+                    .map(|change| change.ago(now).as_secs_f64()),
+            );
             let result = drawn.layers.borrow_mut().draw(
                 cr,
                 pixels(width),

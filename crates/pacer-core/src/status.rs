@@ -1,7 +1,7 @@
 //! Everything `pacerctl status` and the window show at once: the machine, the profile
 //! daemon, other power managers, and the findings that follow from them.
 
-use crate::findings::{self, Finding, FindingInputs};
+use crate::findings::{self, Finding, FindingInputs, FindingKind};
 use crate::history::Event;
 use crate::machine::{Snapshot, SnapshotError};
 use crate::managers::{self, PowerManager};
@@ -62,11 +62,13 @@ impl Status {
         });
     }
 
-    /// Works the findings out again with what the helper recorded (`recorded`, oldest
-    /// first): the findings only a recording shows (changed across suspend) join the
-    /// others, and each finding carries the recorded changes behind it.
+    /// Explains the findings with what the helper recorded (`recorded`, oldest first): the
+    /// findings only a recording shows (changed across suspend) join the others, in place
+    /// of those of an earlier recording, and each finding carries the recorded changes
+    /// behind it.
     pub fn explain(&mut self, recorded: &[Event]) {
-        self.refresh_findings();
+        self.findings
+            .retain(|finding| finding.kind != FindingKind::ChangedAcrossSuspend);
         self.findings
             .extend(changed_across_suspend(&self.snapshot, recorded));
         self.findings
