@@ -69,8 +69,7 @@ pub struct HistoryPage {
     watching: bool,
     /// A refill of the list is on its way (changes come in bursts: one refill for each).
     refilling: bool,
-    /// The changes that came since the last refill, handed on to the window with it (one
-    /// batch a burst, not a message a change).
+    /// The changes since the last refill, handed to the window with it: one batch a burst.
     unannounced: Vec<Event>,
 }
 
@@ -263,8 +262,7 @@ impl HistoryPage {
             return true;
         }
         let setting = match event.setting {
-            // One entry for both limits, for the switches of turbo, and for the profile
-            // and the holds that switch it.
+            // One entry for both limits, the switches of turbo, the profile and its holds.
             Setting::MinFreq => Setting::MaxFreq,
             Setting::NoTurbo => Setting::Boost,
             Setting::ProfileHold => Setting::Profile,
