@@ -1,9 +1,9 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The History page: who changed the power state, newest first, from the helper's recording
-//! (`io.github.pacerapp.Pacer.History1`). The page keeps a watch open for as long as the
-//! window runs, so the helper records the whole session; each change is a row — what
-//! changed, from what to what, who made it, with an icon per kind of source — under a
-//! heading per minute, filtered by setting or core type. The window hands the changes on
-//! (the banner's "Why?").
+//! (`io.github.pacerapp.Pacer.History1`). The page keeps a watch open while the window runs,
+//! so the helper records the whole session; each change is a row — what changed, from what
+//! to what, who made it, with an icon per kind of source — under a heading per minute,
+//! filtered by setting or core type. The window hands the changes on (the banner's "Why?").
 
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! What Pacer's state on the session bus shows (`state_bus`), worked out from each new
 //! reading as the tray's view is, and the calls it takes, checked against it so that a
 //! refused call changes nothing. The types stay the kernel's until they become a D-Bus
@@ -245,6 +246,25 @@ impl SessionState {
             other => Err(Refusal::UnknownMethod(other.to_owned())),
         }
     }
+
+    /// The request `authorised` (validated, then allowed by polkit) if this state still gives
+    /// it for the same call. The state may have moved while polkit decided: a finding gone
+    /// (its fix done meanwhile) is refused as [`SessionState::request`] refuses it, and a
+    /// finding whose fix changed (another value, other policies) is not fixable now, since
+    /// polkit was asked about the old fix and the caller never asked for the new one.
+    pub fn confirm(
+        &self,
+        method: &str,
+        parameters: &Variant,
+        authorised: Request,
+    ) -> Result<Request, Refusal> {
+        let now = self.request(method, parameters)?;
+        if now == authorised {
+            Ok(authorised)
+        } else {
+            Err(Refusal::NotFixable(parameters.child_get::<String>(0)))
+        }
+    }
 }
 
 /// Why a call changed nothing; the message names the value refused, in English (a caller's
@@ -257,6 +277,13 @@ pub enum Refusal {
     NotFixable(String),
     UnknownPage(String),
     UnknownMethod(String),
+    /// polkit did not allow the caller (its process id, where the bus told it) `action`, or
+    /// could not be asked (`error`): either way nothing is handed on.
+    NotAuthorized {
+        action: String,
+        pid: Option<u32>,
+        error: Option<String>,
+    },
 }
 
 impl Refusal {
@@ -267,6 +294,7 @@ impl Refusal {
             Refusal::UnknownFinding(_) => "UnknownFinding",
             Refusal::NotFixable(_) => "NotFixable",
             Refusal::UnknownPage(_) => "UnknownPage",
+            Refusal::NotAuthorized { .. } => "NotAuthorized",
             Refusal::UnknownMethod(_) => return "org.freedesktop.DBus.Error.UnknownMethod".into(),
         };
         format!("{INTERFACE}.Error.{kind}")
@@ -285,6 +313,20 @@ impl Refusal {
                 format!("no page \"{page}\": the pages are {}", pages.join(", "))
             }
             Refusal::UnknownMethod(method) => format!("no method \"{method}\""),
+            Refusal::NotAuthorized { action, pid, error } => {
+                let caller = match pid {
+                    Some(pid) => format!("the caller (process {pid})"),
+                    None => "the caller (process unknown)".to_owned(),
+                };
+                match error {
+                    None => format!("polkit does not authorise {caller} for \"{action}\""),
+                    Some(error) => {
+                        format!(
+                            "polkit could not be asked about {caller} for \"{action}\": {error}"
+                        )
+                    }
+                }
+            }
         }
     }
 }
@@ -353,6 +395,59 @@ mod tests {
         assert_eq!(
             Refusal::NoDaemon.name(),
             "io.github.pacerapp.Pacer.State1.Error.NoDaemon"
+        );
+        let refused = Refusal::NotAuthorized {
+            action: "io.github.pacerapp.Pacer.set-cpu-power".into(),
+            pid: Some(4242),
+            error: None,
+        };
+        assert_eq!(
+            refused.name(),
+            "io.github.pacerapp.Pacer.State1.Error.NotAuthorized"
+        );
+        assert!(
+            refused.message().contains("4242") && refused.message().contains("set-cpu-power"),
+            "{}",
+            refused.message()
+        );
+    }
+
+    #[test]
+    fn what_polkit_allowed_goes_on_only_while_the_state_still_gives_it() {
+        let fixable = |epp: Epp| FindingState {
+            key: "epp-mismatch@4".into(),
+            severity: Severity::Warning,
+            summary: "s".into(),
+            detail: "d".into(),
+            why: None,
+            fix: Some(FixAction::SetEpp {
+                epp,
+                policies: vec![4],
+            }),
+        };
+        let key = ("epp-mismatch@4",).to_variant();
+        let before = SessionState {
+            findings: vec![fixable(Epp::BalancePerformance)],
+            ..SessionState::default()
+        };
+        let authorised = before.request("Fix", &key).unwrap();
+        assert_eq!(
+            before.confirm("Fix", &key, authorised.clone()),
+            Ok(authorised.clone())
+        );
+        // Fixed meanwhile: gone.
+        assert_eq!(
+            SessionState::default().confirm("Fix", &key, authorised.clone()),
+            Err(Refusal::UnknownFinding("epp-mismatch@4".into()))
+        );
+        // Its fix changed meanwhile: polkit was asked about the other one.
+        let moved = SessionState {
+            findings: vec![fixable(Epp::Performance)],
+            ..SessionState::default()
+        };
+        assert_eq!(
+            moved.confirm("Fix", &key, authorised),
+            Err(Refusal::NotFixable("epp-mismatch@4".into()))
         );
     }
 }

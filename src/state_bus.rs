@@ -1,8 +1,12 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Pacer's state on the session bus (`io.github.pacerapp.Pacer.State1`, described in
 //! `data/io.github.pacerapp.Pacer.State1.xml`), for the GNOME Shell extension and any other
 //! view: exported on the application's own connection, so under its name, by whichever Pacer
 //! runs (window or background). It shows a [`SessionState`]; what callers ask for goes back
-//! to the window as its requests.
+//! to the window as its requests, once polkit has allowed the caller what would change
+//! ([`caller`]).
+
+mod caller;
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -84,16 +88,34 @@ impl StateBus {
             .register_object(OBJECT_PATH, &interface)
             .method_call(
                 move |connection, sender, _, _, method, parameters, invocation| {
+                    // Following the frequencies changes no setting: Pacer samples them for
+                    // the caller while it stays on the bus. No polkit question.
                     if method == "WatchFrequencies" {
                         let watch = parameters.child_get::<bool>(0);
                         watch_frequencies(&connection, &watching, &handed, sender, watch);
                         invocation.return_value(None);
                         return;
                     }
+                    // Validated first, as the helper does: a value the state does not offer
+                    // is refused before polkit is asked.
                     match asked.borrow().request(method, &parameters) {
                         Ok(request) => {
-                            handed.borrow_mut().hand_on(request);
-                            invocation.return_value(None);
+                            let questions = caller::questions(&request);
+                            if questions.is_empty() {
+                                // Showing the window or measuring changes no setting
+                                // (`caller::questions` says why each needs no polkit).
+                                handed.borrow_mut().hand_on(request);
+                                invocation.return_value(None);
+                            } else {
+                                // Answered once polkit has decided, from the main loop.
+                                let call = Authorising {
+                                    invocation,
+                                    request,
+                                    questions,
+                                };
+                                let (state, requests) = (Rc::clone(&asked), Rc::clone(&handed));
+                                relm4::spawn_local(call.then_hand_on(state, requests));
+                            }
                         }
                         Err(refusal) => {
                             invocation.return_dbus_error(&refusal.name(), &refusal.message());
@@ -172,6 +194,57 @@ impl StateBus {
             Some(&body),
         ) {
             glib::g_warning!("pacer", "cannot announce Pacer's new state: {}", error);
+        }
+    }
+}
+
+/// A call that changes a setting, waiting for polkit's verdict on its caller.
+struct Authorising {
+    invocation: gio::DBusMethodInvocation,
+    /// What the call asked for, validated against the state when it came.
+    request: Request,
+    questions: Vec<caller::Question>,
+}
+
+impl Authorising {
+    /// Asks polkit about the caller, then hands the request on and answers the call, or
+    /// answers why not; nothing is handed on without polkit's yes.
+    async fn then_hand_on(self, state: Rc<RefCell<SessionState>>, requests: Rc<RefCell<Requests>>) {
+        let Authorising {
+            invocation,
+            request,
+            questions,
+        } = self;
+        let interactive = invocation
+            .message()
+            .flags()
+            .contains(gio::DBusMessageFlags::ALLOW_INTERACTIVE_AUTHORIZATION);
+        let sender = invocation.sender();
+        let verdict = caller::authorise(
+            &invocation.connection(),
+            sender.as_deref(),
+            questions,
+            interactive,
+        )
+        .await;
+        // The state may have moved while polkit decided. The request polkit was asked about
+        // goes on only if the state still gives it, so what is carried out is both allowed
+        // (never a newer fix polkit was not asked about) and still due (not a fix done
+        // meanwhile).
+        let answer = verdict.and_then(|()| {
+            state
+                .borrow()
+                .confirm(&invocation.method_name(), &invocation.parameters(), request)
+        });
+        match answer {
+            Ok(request) => {
+                requests.borrow_mut().hand_on(request);
+                invocation.return_value(None);
+            }
+            Err(refusal) => {
+                glib::g_debug!("pacer", "State1 refused: {}", refusal.message());
+                invocation.return_dbus_error(&refusal.name(), &refusal.message());
+            }
         }
     }
 }

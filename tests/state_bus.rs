@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Pacer's state on the session bus (`io.github.pacerapp.Pacer.State1`) against real parts:
 //! the real power-profiles-daemon and pacer-helper on a private system bus over a simulated
 //! laptop, Pacer started with `--background` on a private session bus, called with `gdbus`
@@ -7,7 +8,7 @@
 
 mod common;
 
-use std::process::Stdio;
+use std::process::{Command, Stdio};
 use std::thread::sleep;
 use std::time::Duration;
 
@@ -43,10 +44,9 @@ fn interface_of(xml: &str) -> String {
         .collect()
 }
 
-#[test]
-fn the_state_follows_the_machine_and_takes_calls() {
-    let laptop = Laptop::start("intel-hybrid");
-    let system = &laptop.bus;
+/// Pacer in the background on `laptop`'s simulated machine and system bus, with a session
+/// bus of its own, once it has exported its state there.
+fn in_the_background(laptop: &Laptop) -> (SystemBus, Gui) {
     let session = SystemBus::start();
     let gui = Gui::start_on(
         &[
@@ -56,19 +56,29 @@ fn the_state_follows_the_machine_and_takes_calls() {
             "--sysfs-root",
             laptop.root(),
         ],
-        Some(system.address()),
+        Some(laptop.bus.address()),
         Some(session.address()),
     );
     gui.wait_for_log("state exported on the session bus", Duration::from_secs(20));
+    (session, gui)
+}
+
+/// State1's property `name` as `gdbus` prints it; empty when it cannot be read.
+fn state_property(session: &SystemBus, name: &str) -> String {
+    let get = "org.freedesktop.DBus.Properties.Get";
+    session
+        .call(pacer::config::APP_ID, PATH, get, &[INTERFACE, name])
+        .unwrap_or_default()
+}
+
+#[test]
+fn the_state_follows_the_machine_and_takes_calls() {
+    let laptop = Laptop::start("intel-hybrid");
+    let system = &laptop.bus;
+    let (session, gui) = in_the_background(&laptop);
     let name = pacer::config::APP_ID;
     let call = |method: &str, args: &[&str]| session.call(name, PATH, method, args);
-    let property = |property: &str| {
-        call(
-            "org.freedesktop.DBus.Properties.Get",
-            &[INTERFACE, property],
-        )
-        .unwrap_or_default()
-    };
+    let property = |name: &str| state_property(&session, name);
 
     // What `data/` installs is what Pacer serves.
     let live = session
@@ -126,7 +136,7 @@ fn the_state_follows_the_machine_and_takes_calls() {
            new GLib.Variant('(ss)', ['{INTERFACE}', 'Frequencies']), null, 0, -1, null) \
            .print(true); loop.quit(); return false; }}); loop.run(); print(seen);"
     );
-    let watched = std::process::Command::new("gjs")
+    let watched = Command::new("gjs")
         .args(["-c", &watcher])
         .env("DBUS_SESSION_BUS_ADDRESS", session.address())
         .output()
@@ -179,18 +189,7 @@ fn the_state_follows_the_machine_and_takes_calls() {
     // The EPP drifts behind the daemon's back: a warning that Pacer can fix.
     let epp = laptop.file("sys/devices/system/cpu/cpufreq/policy4/energy_performance_preference");
     std::fs::write(&epp, "power\n").unwrap();
-    let mut key = String::new();
-    wait_until(Duration::from_secs(15), "the finding", || {
-        let findings = property("Findings");
-        match findings.split("('").nth(1) {
-            Some(rest) if findings.contains("'warning'") && findings.contains("true)") => {
-                key = rest.split('\'').next().unwrap_or_default().to_owned();
-                Ok(())
-            }
-            _ => Err(findings),
-        }
-    });
-    assert!(key.starts_with("epp-mismatch@"), "{key}");
+    let key = fixable_finding(&property);
     let unknown = call(&format!("{INTERFACE}.Fix"), &["no-such-finding"]).unwrap_err();
     assert!(unknown.contains("State1.Error.UnknownFinding"), "{unknown}");
     call(&format!("{INTERFACE}.Fix"), &[&key]).unwrap();
@@ -233,12 +232,147 @@ fn the_state_follows_the_machine_and_takes_calls() {
     );
 }
 
+/// The key of the warning that Pacer can fix, once `property` shows one: the EPP drift.
+fn fixable_finding(property: &dyn Fn(&str) -> String) -> String {
+    let mut key = String::new();
+    wait_until(Duration::from_secs(15), "the finding", || {
+        let findings = property("Findings");
+        match findings.split("('").nth(1) {
+            Some(rest) if findings.contains("'warning'") && findings.contains("true)") => {
+                key = rest.split('\'').next().unwrap_or_default().to_owned();
+                Ok(())
+            }
+            _ => Err(findings),
+        }
+    });
+    assert!(key.starts_with("epp-mismatch@"), "{key}");
+    key
+}
+
+/// State1 asks polkit about its caller, never leaving it to the window, which acts under its
+/// own name: refused the change, the caller is told so and nothing changes; allowed, the
+/// change goes through. polkit's questions, read off the system bus, name the calling process
+/// and let polkit ask for a password only when the call allowed that.
+#[test]
+fn a_change_is_carried_out_only_when_polkit_allows_the_caller() {
+    let laptop = Laptop::start("intel-hybrid");
+    let system = &laptop.bus;
+    let (session, _gui) = in_the_background(&laptop);
+    let name = pacer::config::APP_ID;
+    let property = |name: &str| state_property(&session, name);
+    wait_until(Duration::from_secs(15), "the daemon's profile", || {
+        let profile = property("Profile");
+        profile.contains("'balanced'").then_some(()).ok_or(profile)
+    });
+    let epp = laptop.file("sys/devices/system/cpu/cpufreq/policy4/energy_performance_preference");
+    std::fs::write(&epp, "power\n").unwrap();
+    let key = fixable_finding(&property);
+    let epp_now = || std::fs::read_to_string(&epp).unwrap().trim_end().to_owned();
+
+    let mut rule = Command::new("dbus-monitor");
+    rule.args(["--address", system.address()]).arg(
+        "type='method_call',interface='org.freedesktop.PolicyKit1.Authority',member='CheckAuthorization'",
+    );
+    let monitor =
+        pacer_testrig::Service::spawn_command("polkit-questions", system.dir(), &mut rule);
+    sleep(Duration::from_millis(500));
+    // Another process of the session calls, as gdbus: its pid, and the answer.
+    let call = |method: &str, arg: &str, interactive: bool| {
+        let mut gdbus = session.command("gdbus");
+        gdbus.args(["call", "--system", "--dest", name, "--object-path", PATH]);
+        gdbus.args(["--method", &format!("{INTERFACE}.{method}"), arg]);
+        if interactive {
+            gdbus.arg("--interactive");
+        }
+        let child = gdbus
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let pid = child.id();
+        let output = child.wait_with_output().unwrap();
+        let said = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();
+        let answer = match output.status.success() {
+            true => Ok(said(&output.stdout)),
+            false => Err(said(&output.stderr)),
+        };
+        (pid, answer)
+    };
+
+    // polkit refuses everyone. The window is not asked: nothing reaches it.
+    system.set_allowed(&[]);
+    let (profile_caller, refused) = call("SetProfile", "performance", false);
+    let refused = refused.unwrap_err();
+    assert!(
+        refused.contains("State1.Error.NotAuthorized")
+            && refused.contains(&format!("process {profile_caller})"))
+            && refused.contains("PowerProfiles.switch-profile"),
+        "{refused}"
+    );
+    // The drift's fix cycles the profile: the daemon's action again.
+    let (fix_caller, unfixed) = call("Fix", &key, false);
+    let unfixed = unfixed.unwrap_err();
+    assert!(
+        unfixed.contains("State1.Error.NotAuthorized")
+            && unfixed.contains(&format!("process {fix_caller})"))
+            && unfixed.contains("PowerProfiles.switch-profile"),
+        "{unfixed}"
+    );
+    sleep(Duration::from_secs(2));
+    assert_eq!(system.profile().unwrap(), "balanced");
+    assert_eq!(epp_now(), "power");
+
+    // Allowed, the same calls go through.
+    let mut allowed = pacer_dbus::actions::ALL.to_vec();
+    allowed.extend(pacer_testrig::PPD_ACTIONS);
+    system.set_allowed(&allowed);
+    let (fixer, fixed) = call("Fix", &key, true);
+    fixed.unwrap();
+    wait_until(Duration::from_secs(15), "the fix", || {
+        let now = epp_now();
+        (now == "balance_performance").then_some(()).ok_or(now)
+    });
+    call("SetProfile", "performance", false).1.unwrap();
+    wait_until(
+        Duration::from_secs(10),
+        "the daemon switches",
+        || match system.profile() {
+            Ok(profile) if profile == "performance" => Ok(()),
+            other => Err(format!("{other:?}")),
+        },
+    );
+
+    // Each question is about the calling process (not a bus name: the caller is on another
+    // bus than polkit), with polkit's flags: 1 lets it ask for a password.
+    let questions = monitor.log();
+    let flags_for = |pid: u32| {
+        let question = questions
+            .split("method call ")
+            .find(|call| {
+                let pid = format!(" uint32 {pid}");
+                call.lines()
+                    .any(|l| l.trim().starts_with("variant") && l.ends_with(&pid))
+            })
+            .unwrap_or_else(|| panic!("no question about process {pid}:\n{questions}"));
+        assert!(question.contains("string \"unix-process\""), "{question}");
+        // The flags come last but for the (empty) cancellation id.
+        let mut numbers = question
+            .lines()
+            .map(str::trim)
+            .filter(|l| l.starts_with("uint32 "));
+        numbers.next_back().unwrap_or_default().to_owned()
+    };
+    assert_eq!(flags_for(profile_caller), "uint32 0");
+    assert_eq!(flags_for(fix_caller), "uint32 0");
+    assert_eq!(flags_for(fixer), "uint32 1");
+}
+
 /// An X server of its own on a free display; its number.
 fn x_server(dir: &std::path::Path) -> (pacer_testrig::Service, String) {
     let xvfb = pacer_testrig::Service::spawn_command(
         "Xvfb",
         dir,
-        std::process::Command::new("Xvfb").args([
+        Command::new("Xvfb").args([
             "-displayfd",
             "1",
             "-screen",
@@ -328,7 +462,7 @@ fn a_call_starts_pacer_in_the_background() {
     });
     // In the background: no window until one is asked for.
     let windows = || {
-        let output = std::process::Command::new("xdotool")
+        let output = Command::new("xdotool")
             .args(["search", "--onlyvisible", "--name", "^Pacer$"])
             .env("DISPLAY", &display)
             .output()

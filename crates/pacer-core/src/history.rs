@@ -1,15 +1,18 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Who changed it: each power-state change as an event with who made it, kept in a ring of
 //! bounded size (the events of `pacerctl history --json`, schema 1), and the files whose
 //! writes are changes.
 
 use std::collections::VecDeque;
 use std::path::Path;
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::SystemTime;
 
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde::{Deserialize, Serialize};
 
 use crate::machine::Snapshot;
 use crate::profile::daemon::Hold;
+/// An event's time as its JSON writes it, under the names the history's readers know.
+pub use crate::rfc3339::{parse as parse_rfc3339, text as rfc3339_text};
 
 /// The settings whose changes are recorded, named as the JSON names them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -93,7 +96,7 @@ pub struct Writer {
 pub struct Event {
     /// Counts up from 1 over the recording; a `cause` refers to it.
     pub id: u64,
-    #[serde(serialize_with = "rfc3339", deserialize_with = "from_rfc3339")]
+    #[serde(with = "crate::rfc3339")]
     pub time: SystemTime,
     /// Milliseconds on the monotonic clock since the recording began.
     pub monotonic_ms: u64,
@@ -117,28 +120,57 @@ pub struct Event {
 pub struct History {
     events: VecDeque<Event>,
     capacity: usize,
+    /// What the events weigh ([`Event::weight`]), kept at most [`History::BYTES`].
+    bytes: usize,
     next_id: u64,
+}
+
+impl Event {
+    /// About how many bytes the event holds in memory: itself and its texts. Texts from
+    /// outside are bounded ([`crate::bounded`]), so an event weighs a few KiB at most.
+    pub fn weight(&self) -> usize {
+        let texts = [
+            self.old.as_deref(),
+            Some(self.new.as_str()),
+            self.process.as_ref().and_then(|p| p.comm.as_deref()),
+            self.process.as_ref().and_then(|p| p.exe.as_deref()),
+            self.process.as_ref().and_then(|p| p.unit.as_deref()),
+            self.hold.as_ref().map(|h| h.application_id.as_str()),
+            self.hold.as_ref().map(|h| h.profile.as_str()),
+            self.hold.as_ref().map(|h| h.reason.as_str()),
+        ];
+        size_of::<Event>()
+            + size_of::<Writer>()
+            + size_of::<Hold>()
+            + self.policies.len() * size_of::<u32>()
+            + texts.iter().flatten().map(|text| text.len()).sum::<usize>()
+    }
 }
 
 impl History {
     /// What the helper keeps for the boot.
     pub const CAPACITY: usize = 10_000;
+    /// The most bytes the events may weigh: the oldest are forgotten past it, as past the
+    /// capacity (10,000 events with the longest texts would weigh 30 MiB).
+    pub const BYTES: usize = 8 << 20;
 
     pub fn new(capacity: usize) -> History {
         History {
             events: VecDeque::with_capacity(capacity.min(History::CAPACITY)),
             capacity: capacity.max(1),
+            bytes: 0,
             next_id: 1,
         }
     }
 
-    /// A ring holding `events` (an earlier recording's, oldest first; the newest `capacity`
-    /// of them), whose ids go on after theirs.
+    /// A ring holding `events` (an earlier recording's, oldest first; the newest that fit),
+    /// whose ids go on after theirs.
     pub fn from_events(capacity: usize, events: Vec<Event>) -> History {
         let mut history = History::new(capacity);
         history.next_id = events.iter().map(|e| e.id).max().unwrap_or(0) + 1;
-        let skip = events.len().saturating_sub(history.capacity);
-        history.events.extend(events.into_iter().skip(skip));
+        for event in events {
+            history.keep(event);
+        }
         history
     }
 
@@ -146,11 +178,27 @@ impl History {
     pub fn push(&mut self, mut event: Event) -> u64 {
         event.id = self.next_id;
         self.next_id += 1;
-        if self.events.len() == self.capacity {
-            self.events.pop_front();
-        }
-        self.events.push_back(event);
+        self.keep(event);
         self.next_id - 1
+    }
+
+    /// Keeps `event` last, forgetting the oldest past the capacity or the bytes.
+    fn keep(&mut self, event: Event) {
+        let weight = event.weight();
+        while !self.events.is_empty()
+            && (self.events.len() >= self.capacity || self.bytes + weight > History::BYTES)
+        {
+            if let Some(oldest) = self.events.pop_front() {
+                self.bytes -= oldest.weight();
+            }
+        }
+        self.bytes += weight;
+        self.events.push_back(event);
+    }
+
+    /// What the kept events weigh, in bytes ([`Event::weight`]).
+    pub fn bytes(&self) -> usize {
+        self.bytes
     }
 
     pub fn len(&self) -> usize {
@@ -251,92 +299,11 @@ pub fn watched_files(root: &Path, snapshot: &Snapshot) -> Vec<WatchedFile> {
     files
 }
 
-/// `2026-12-04T03:20:07.123Z`: RFC 3339 in UTC with milliseconds.
-pub fn rfc3339_text(time: SystemTime) -> String {
-    let since = time.duration_since(UNIX_EPOCH).unwrap_or_default();
-    let seconds = since.as_secs();
-    let (days, of_day) = (seconds / 86_400, seconds % 86_400);
-    let (year, month, day) = civil_from_days(days as i64);
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
-        of_day / 3600,
-        of_day / 60 % 60,
-        of_day % 60,
-        since.subsec_millis()
-    )
-}
-
-fn rfc3339<S: Serializer>(time: &SystemTime, serializer: S) -> Result<S::Ok, S::Error> {
-    serializer.serialize_str(&rfc3339_text(*time))
-}
-
-fn from_rfc3339<'de, D: Deserializer<'de>>(deserializer: D) -> Result<SystemTime, D::Error> {
-    let text = String::deserialize(deserializer)?;
-    parse_rfc3339(&text)
-        .ok_or_else(|| serde::de::Error::custom(format!("not an RFC 3339 time in UTC: {text}")))
-}
-
-/// The time of [`rfc3339_text`]'s form (UTC, `Z`, with or without milliseconds).
-pub fn parse_rfc3339(text: &str) -> Option<SystemTime> {
-    let (date, time) = text.strip_suffix('Z')?.split_once('T')?;
-    let mut date = date.splitn(3, '-').map(str::parse::<u32>);
-    let (year, month, day) = (date.next()?.ok()?, date.next()?.ok()?, date.next()?.ok()?);
-    let (clock, millis) = match time.split_once('.') {
-        Some((clock, fraction)) if fraction.len() == 3 => (clock, fraction.parse::<u64>().ok()?),
-        Some(_) => return None,
-        None => (time, 0),
-    };
-    let mut clock = clock.splitn(3, ':').map(str::parse::<u64>);
-    let (hour, minute, second) = (
-        clock.next()?.ok()?,
-        clock.next()?.ok()?,
-        clock.next()?.ok()?,
-    );
-    if !(1..=12).contains(&month)
-        || !(1..=31).contains(&day)
-        || hour > 23
-        || minute > 59
-        || second > 60
-    {
-        return None;
-    }
-    let days = u64::try_from(days_from_civil(i64::from(year), month, day)).ok()?;
-    let seconds = days * 86_400 + hour * 3600 + minute * 60 + second;
-    Some(UNIX_EPOCH + std::time::Duration::from_millis(seconds * 1000 + millis))
-}
-
-/// Days from 1970-01-01 to a date (Howard Hinnant's `days_from_civil`).
-fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
-    let year = if month <= 2 { year - 1 } else { year };
-    let era = year.div_euclid(400);
-    let year_of_era = year.rem_euclid(400);
-    let month = i64::from(month);
-    let day_of_year =
-        (153 * (if month > 2 { month - 3 } else { month + 9 }) + 2) / 5 + i64::from(day) - 1;
-    let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
-    era * 146_097 + day_of_era - 719_468
-}
-
-/// The date `days` after 1970-01-01 (Howard Hinnant's `civil_from_days`).
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let day_of_era = z.rem_euclid(146_097);
-    let year_of_era =
-        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
-    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
-    let mp = (5 * day_of_year + 2) / 153;
-    let day = (day_of_year - (153 * mp + 2) / 5 + 1) as u32;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let year = year_of_era + era * 400 + i64::from(month <= 2);
-    (year, month, day)
-}
-
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
 
-    use std::time::Duration;
+    use std::time::{Duration, UNIX_EPOCH};
 
     use super::*;
 
@@ -360,6 +327,32 @@ mod tests {
             cause: None,
             hold: None,
         }
+    }
+
+    #[test]
+    fn the_ring_is_bounded_in_bytes_as_in_events() {
+        let mut history = History::new(History::CAPACITY);
+        let heavy = |n: usize| Event {
+            hold: Some(Hold {
+                application_id: "org.example.Flood".into(),
+                profile: "performance".into(),
+                reason: "r".repeat(crate::bounded::TEXT_LIMIT),
+            }),
+            old: Some("o".repeat(crate::bounded::TEXT_LIMIT)),
+            ..event(&n.to_string())
+        };
+        for n in 0..100_000 {
+            history.push(heavy(n));
+            assert!(history.bytes() <= History::BYTES);
+        }
+        assert!(history.len() < History::CAPACITY, "{}", history.len());
+        assert_eq!(history.since(0).last().unwrap().new, "99999");
+        let weighed: usize = history.since(0).map(Event::weight).sum();
+        assert_eq!(weighed, history.bytes());
+        // Read back from what was kept: the same bound.
+        let events: Vec<Event> = history.since(0).cloned().collect();
+        let again = History::from_events(History::CAPACITY, events);
+        assert_eq!(again.bytes(), history.bytes());
     }
 
     #[test]
@@ -388,10 +381,6 @@ mod tests {
         assert_eq!(json["source"], "process");
         assert_eq!(json["process"]["unit"], "tlp.service");
         assert_eq!(json["cause"], serde_json::Value::Null);
-        assert_eq!(rfc3339_text(UNIX_EPOCH), "1970-01-01T00:00:00.000Z");
-        // A leap day.
-        let leap = UNIX_EPOCH + Duration::from_secs(951_782_400);
-        assert_eq!(rfc3339_text(leap), "2000-02-29T00:00:00.000Z");
     }
 
     #[test]
@@ -400,24 +389,9 @@ mod tests {
         let text = serde_json::to_string(&written).unwrap();
         let read: Event = serde_json::from_str(&text).unwrap();
         assert_eq!(read, written);
-        for time in [0, 951_782_400_000, 1_796_355_607_123, 4_102_444_799_999] {
-            let at = UNIX_EPOCH + Duration::from_millis(time);
-            assert_eq!(parse_rfc3339(&rfc3339_text(at)), Some(at));
-        }
-        assert_eq!(
-            parse_rfc3339("2026-12-04T03:40:07Z"),
-            Some(UNIX_EPOCH + Duration::from_secs(1_796_355_607))
-        );
-        for bad in [
-            "",
-            "2026-12-04T03:40:07",
-            "2026-13-04T03:40:07Z",
-            "2026-12-04T24:00:00Z",
-            "2026-12-04T03:40:07.1Z",
-            "2026-12-04 03:40:07Z",
-            "twenty-six",
-        ] {
-            assert_eq!(parse_rfc3339(bad), None, "{bad}");
+        for bad in ["2026-12-04T03:40:07", "99999-01-01T00:00:00Z"] {
+            let text = text.replace("2026-12-04T03:40:07.123Z", bad);
+            assert!(serde_json::from_str::<Event>(&text).is_err(), "{bad}");
         }
     }
 

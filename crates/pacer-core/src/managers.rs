@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Other power managers running at once: each writes EPP, governors or the platform profile
 //! on its own schedule, so two of them undo each other's work.
 
@@ -83,13 +84,29 @@ pub fn detect(
         };
         let comm = comm.trim_end();
         if let Some((_, name)) = PROCESSES.iter().find(|(process, _)| *process == comm) {
-            note(name, format!("process {pid}"));
+            if runs_as_root(root, &pid) {
+                note(name, format!("process {pid}"));
+            }
         }
     }
     if root.path("run/tlp").is_dir() {
         note("tlp", "/run/tlp".to_owned());
     }
     found
+}
+
+/// Whether process `pid` runs as root, as power managers do: any user may start a program
+/// named `tuned`, and it could not change a thing. A process whose status cannot be read (a
+/// tree that lists its name alone) is taken as its name says.
+fn runs_as_root(root: &SysRoot, pid: &str) -> bool {
+    let Ok(status) = root.read_text(&format!("proc/{pid}/status")) else {
+        return true;
+    };
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("Uid:"))
+        .and_then(|uids| uids.split_whitespace().next())
+        .is_none_or(|uid| uid == "0")
 }
 
 #[cfg(test)]
@@ -112,6 +129,19 @@ mod tests {
             )
             .unwrap();
         }
+        // A user's program of a manager's name is not one.
+        std::fs::create_dir_all(dir.path().join("proc/43")).unwrap();
+        std::fs::write(dir.path().join("proc/43/comm"), "tlp-pd\n").unwrap();
+        std::fs::write(
+            dir.path().join("proc/43/status"),
+            "Name:\ttlp-pd\nUid:\t1000\t1000\t1000\t1000\n",
+        )
+        .unwrap();
+        std::fs::write(
+            dir.path().join("proc/41/status"),
+            "Name:\ttuned\nUid:\t0\t0\t0\t0\n",
+        )
+        .unwrap();
         std::fs::create_dir_all(dir.path().join("proc/self")).unwrap();
         std::fs::create_dir_all(dir.path().join("run/tlp")).unwrap();
         let root = SysRoot::new(dir.path());

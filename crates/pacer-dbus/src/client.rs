@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The client side of the helper, for `pacerctl` and the window alike: connecting, calls
 //! bounded in time, errors as one line a user can act on, switching to a comparison's
 //! setting, and measurements with progress. Everything here is async on tokio (zbus's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Who changed the power state: the helper's `io.github.pacerapp.Pacer.History1`, for
 //! clients (its own module, as its `Changed` signal shares a name with `Helper1`'s).
 

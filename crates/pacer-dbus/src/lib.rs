@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The wire contract between `pacer-helper` and its clients (`pacerctl`, the window): the
 //! bus name, object path and interface, the polkit actions, the proxy, and one error type
 //! whose D-Bus names both sides share (`io.github.pacerapp.Pacer.Helper1.Error.<Variant>`);
@@ -35,6 +36,35 @@ pub enum Topic {
     Measurement,
     /// The record of who changed what.
     History,
+}
+
+/// What a change is, for polkit's rules and its dialog (the policy file's messages use them):
+/// `setting`, `value`, `policies`. The helper tells polkit these, and the window tells it the
+/// same when it asks about the caller of its own session service (State1).
+pub type Details = [(&'static str, String); 3];
+
+/// Which policies a change is for, in polkit's details.
+#[derive(Debug, Clone, Copy)]
+pub enum Policies<'a> {
+    All,
+    These(&'a [u32]),
+}
+
+/// The details of `setting` set to `value` on `policies`.
+pub fn details(setting: Topic, value: impl ToString, policies: Policies<'_>) -> Details {
+    let policies = match policies {
+        Policies::All => "all".to_owned(),
+        Policies::These(ids) => ids
+            .iter()
+            .copied()
+            .collect::<pacer_core::CpuSet>()
+            .to_string(),
+    };
+    [
+        ("setting", setting.name().to_owned()),
+        ("value", value.to_string()),
+        ("policies", policies),
+    ]
 }
 
 impl Topic {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! What the helper refuses or fails at, as a kind with its arguments. The helper sends a
 //! [`Problem`] across the bus as data; each client words it here, in its user's language, so
 //! that nothing reaches a person in the helper's locale.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! A measurement's progress on the bus: `MeasureProgress`'s arguments, from the helper's
 //! [`Progress`] and back.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! A flood of unauthorised-cost calls: 20 clients send 10,000 `Snapshot` calls between them
 //! (500 each, as fast as the helper answers), while another client times `Snapshot` and a
 //! `SetGovernor` every 50 ms. Reports the other client's latency during the flood, and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Method-call latency of the helper: a client calling SetGovernor (validate, polkit check,
 //! write through the simulated machine's rules, read back, signal) and Snapshot on a private
 //! system bus with python-dbusmock's polkitd. Run with

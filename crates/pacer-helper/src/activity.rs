@@ -1,5 +1,8 @@
-//! How busy the helper is: calls in flight and when the last one ended, so that it exits only
-//! when idle, and takes no more calls at once than it can answer.
+// SPDX-License-Identifier: GPL-3.0-or-later
+//! How busy the helper is: calls in flight, watches open and when the last call ended, so
+//! that it exits only when idle, and takes no more calls at once than it can answer. Watches
+//! (`History1.WatchChanges`, one per connection) are counted apart: they last as long as their
+//! callers like, and must never use up the calls others need.
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -13,6 +16,7 @@ pub const MAX_CALLS: usize = 64;
 #[derive(Debug)]
 struct State {
     in_flight: usize,
+    watches: usize,
     last: Instant,
 }
 
@@ -24,10 +28,15 @@ pub struct Activity(Arc<Mutex<State>>);
 #[derive(Debug)]
 pub struct Call(Activity);
 
+/// A watch open: the helper does not idle out while it lasts. It ends when dropped.
+#[derive(Debug)]
+pub struct Watching(Activity);
+
 impl Default for Activity {
     fn default() -> Self {
         Activity(Arc::new(Mutex::new(State {
             in_flight: 0,
+            watches: 0,
             last: Instant::now(),
         })))
     }
@@ -54,14 +63,36 @@ impl Activity {
         })
     }
 
+    /// A watch opens: the helper stays while it lasts, whatever the calls.
+    pub fn watching(&self) -> Watching {
+        self.with(|state| state.watches += 1);
+        Watching(self.clone())
+    }
+
     /// Something happened that is not a call (a measurement's progress).
     pub fn touch(&self) {
         self.with(|state| state.last = Instant::now());
     }
 
-    /// How long no call has been in flight; `None` while one is.
+    /// How long no call has been in flight; `None` while one is, or a watch is open.
     pub fn idle_for(&self) -> Option<Duration> {
-        self.with(|state| (state.in_flight == 0).then(|| state.last.elapsed()))
+        self.with(|state| {
+            (state.in_flight == 0 && state.watches == 0).then(|| state.last.elapsed())
+        })
+    }
+
+    /// Whether no call is in flight (watches aside): the calls a stopping helper waits for.
+    pub fn calls_answered(&self) -> bool {
+        self.with(|state| state.in_flight == 0)
+    }
+}
+
+impl Drop for Watching {
+    fn drop(&mut self) {
+        self.0.with(|state| {
+            state.watches = state.watches.saturating_sub(1);
+            state.last = Instant::now();
+        });
     }
 }
 
@@ -88,5 +119,17 @@ mod tests {
         drop(calls);
         assert!(activity.idle_for().unwrap() < Duration::from_secs(1));
         assert!(activity.call().is_ok());
+    }
+
+    #[test]
+    fn watches_keep_it_running_without_taking_calls() {
+        let activity = Activity::default();
+        let watches: Vec<Watching> = (0..10 * MAX_CALLS).map(|_| activity.watching()).collect();
+        assert_eq!(activity.idle_for(), None);
+        assert!(activity.calls_answered());
+        let calls: Vec<Call> = (0..MAX_CALLS).map(|_| activity.call().unwrap()).collect();
+        drop(calls);
+        drop(watches);
+        assert!(activity.idle_for().is_some());
     }
 }

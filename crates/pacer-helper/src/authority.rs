@@ -1,10 +1,10 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Asking polkit about the caller of a request, and what it is told: the action and the
 //! details of the change (the policy file's messages show them).
 
 use std::collections::HashMap;
 
-use pacer_core::CpuSet;
-use pacer_dbus::{Problem, Topic};
+use pacer_dbus::{details, Details, Policies, Problem, Topic};
 use zbus::message::{Flags, Header};
 use zbus_polkit::policykit1::{AuthorityProxy, CheckAuthorizationFlags, Subject};
 
@@ -66,28 +66,6 @@ impl Authority {
             })
         }
     }
-}
-
-/// What a change is, for polkit's rules and its dialog (the policy file's messages use them):
-/// `setting`, `value`, `policies`.
-pub type Details = [(&'static str, String); 3];
-
-/// Which policies a change is for, in polkit's details.
-pub enum Policies<'a> {
-    All,
-    These(&'a [u32]),
-}
-
-pub fn details(setting: Topic, value: impl ToString, policies: Policies<'_>) -> Details {
-    let policies = match policies {
-        Policies::All => "all".to_owned(),
-        Policies::These(ids) => ids.iter().copied().collect::<CpuSet>().to_string(),
-    };
-    [
-        ("setting", setting.name().to_owned()),
-        ("value", value.to_string()),
-        ("policies", policies),
-    ]
 }
 
 /// What a validated request changes: the polkit action and the details polkit is told, and

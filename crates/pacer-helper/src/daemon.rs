@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The helper's life: choose the machine, open this boot's journal (restoring what a crash
 //! left), serve on the bus, follow callers' departures as the bus reports them, and stop —
 //! when idle, on SIGTERM, or with the program it serves — restoring every saved setting
@@ -14,10 +15,12 @@ use pacer_core::sim::{MachineRoot, SimDir, SimMachine};
 use zbus::fdo::DBusProxy;
 
 use crate::activity::Activity;
+use crate::announcements::Announcements;
 use crate::authority::Authority;
-use crate::history_service::HistoryService;
+use crate::history_service::{HistoryService, Setup};
 use crate::journal::{self, Journal};
 use crate::kernel::Kernel;
+use crate::privileged::Privileged;
 use crate::service::Helper;
 
 #[derive(Debug, Parser)]
@@ -65,13 +68,32 @@ pub struct Options {
     /// RUNTIME_DIRECTORY); without one the history lasts as long as the helper
     #[arg(long, value_name = "DIR", env = "RUNTIME_DIRECTORY")]
     pub runtime_dir: Option<PathBuf>,
+
+    /// Ask the privileged step listening on SOCKET for what needs CAP_SYS_ADMIN (a fanotify
+    /// group, the EAS sysctl written), so that this process needs no such capability (the
+    /// unit's way); without it, the helper does these itself
+    #[arg(long, value_name = "SOCKET")]
+    pub privileged_socket: Option<PathBuf>,
+
+    /// Be the privileged step: answer the one request on standard input (a connection that
+    /// systemd accepted on pacer-helper-privileged.socket), then exit
+    #[arg(long, exclusive = true)]
+    pub privileged_step: bool,
 }
 
 /// How long calls in flight may take to be answered once the helper has decided to stop.
 const DRAIN_LIMIT: Duration = Duration::from_secs(30);
 
+/// Who does what needs CAP_SYS_ADMIN.
+fn privileged(options: &Options) -> Privileged {
+    match &options.privileged_socket {
+        Some(socket) => Privileged::Step(socket.clone()),
+        None => Privileged::Itself,
+    }
+}
+
 /// The machine to change: a simulated one when asked for or when the root holds one.
-fn kernel(options: &Options) -> anyhow::Result<(Kernel, MachineRoot)> {
+fn kernel(options: &Options, privileged: Privileged) -> anyhow::Result<(Kernel, MachineRoot)> {
     let machine = MachineRoot::choose(options.sysfs_root.as_deref(), options.simulate.as_deref())?;
     let root = machine.root().to_owned();
     let simulated = match machine.simulated() {
@@ -79,7 +101,8 @@ fn kernel(options: &Options) -> anyhow::Result<(Kernel, MachineRoot)> {
         None if SimMachine::load(&root).ok().flatten().is_some() => Some(SimDir::open(&root)?),
         None => None,
     };
-    Ok((Kernel::open(root, simulated)?, machine))
+    let kernel = Kernel::open(root, simulated)?.with_privileged(privileged);
+    Ok((kernel, machine))
 }
 
 /// Refuses combinations that would let anyone change the real machine.
@@ -125,7 +148,8 @@ fn open_journal(options: &Options, kernel: &Kernel) -> anyhow::Result<Journal> {
 
 pub async fn run(options: Options) -> anyhow::Result<()> {
     check(&options)?;
-    let (kernel, _machine) = kernel(&options)?;
+    let privileged = privileged(&options);
+    let (kernel, _machine) = kernel(&options, privileged.clone())?;
     let journal = open_journal(&options, &kernel)?;
 
     let connection = if options.session {
@@ -145,17 +169,20 @@ pub async fn run(options: Options) -> anyhow::Result<()> {
     };
     let profile_bus = (!options.session).then(|| connection.clone());
     let activity = Activity::default();
-    let (announce, mut announcements) = tokio::sync::mpsc::unbounded_channel();
+    let announcements = Announcements::default();
     if let Some(dir) = &options.runtime_dir {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot make {}", dir.display()))?;
     }
     let history = HistoryService::new(
-        kernel.root().to_owned(),
-        options.runtime_dir.as_deref(),
-        profile_bus.clone(),
-        Authority::new(polkit.clone()),
-        activity.clone(),
-        announce,
+        Setup {
+            root: kernel.root().to_owned(),
+            runtime_dir: options.runtime_dir.clone(),
+            profile_bus: profile_bus.clone(),
+            authority: Authority::new(polkit.clone()),
+            activity: activity.clone(),
+            privileged,
+        },
+        announcements.clone(),
     );
     let helper = Helper::new(
         Arc::new(kernel),
@@ -246,8 +273,26 @@ pub async fn run(options: Options) -> anyhow::Result<()> {
                     break;
                 }
             }
-            Some(event) = announcements.recv() => {
-                let _ = HistoryService::changed(history.signal_emitter(), &event).await;
+            batch = announcements.next() => {
+                if batch.dropped > 0 {
+                    eprintln!(
+                        "pacer-helper: {} changes were not signalled, the bus being behind; \
+                         History has them",
+                        batch.dropped
+                    );
+                }
+                // To the watchers alone: a change names processes, units and users, which
+                // only those polkit let read the history may see.
+                let watchers = history.get().await.watchers();
+                for watcher in &watchers {
+                    let Ok(name) = zbus::names::BusName::try_from(watcher.as_str()) else {
+                        continue;
+                    };
+                    let to = history.signal_emitter().clone().set_destination(name);
+                    for event in &batch.events {
+                        let _ = HistoryService::changed(&to, event).await;
+                    }
+                }
             }
             _ = terminate.recv() => break,
             _ = interrupt.recv() => break,
@@ -261,7 +306,7 @@ pub async fn run(options: Options) -> anyhow::Result<()> {
     served.get().await.stopping().await;
     history.get().await.stopping();
     let started = Instant::now();
-    while activity.idle_for().is_none() && started.elapsed() < DRAIN_LIMIT {
+    while !activity.calls_answered() && started.elapsed() < DRAIN_LIMIT {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     Ok(())

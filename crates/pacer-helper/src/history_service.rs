@@ -1,9 +1,13 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The helper's `io.github.pacerapp.Pacer.History1` interface: who changed the machine's
 //! power state. Recording runs while some caller keeps a watch open (`WatchChanges`), on a
 //! thread of its own (`crate::recorder`); a watch ends when its caller leaves the bus or
 //! stops it, and while one is open the helper does not idle out. Every event is announced
-//! (`Changed`) and kept in the ring for as long as the helper runs (`History`). Reading needs
-//! polkit's `io.github.pacerapp.Pacer.read-history`.
+//! (`Changed`) to the watchers alone, and kept in the ring for as long as the helper runs
+//! (`History`). Reading needs polkit's `io.github.pacerapp.Pacer.read-history`.
+//!
+//! A connection has one watch at most (asked again, it gets the same handle), and watches are
+//! counted apart from the calls in flight: no caller can use up what others need.
 
 use std::os::fd::OwnedFd;
 use std::path::PathBuf;
@@ -12,18 +16,18 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use futures_util::StreamExt;
-use pacer_core::history::{watched_files, History, Setting, Writer};
-use pacer_core::profile::client as profile_client;
-use pacer_core::profile::daemon::Hold;
+use pacer_core::history::watched_files;
 use pacer_core::{Snapshot, SysRoot};
-use pacer_dbus::{actions, Problem, Topic};
+use pacer_dbus::{actions, details, Policies, Problem, Topic};
 use zbus::message::Header;
 use zbus::object_server::SignalEmitter;
 
-use crate::activity::{Activity, Call};
-use crate::authority::{details, Authority, Policies};
-use crate::recorder::Recorder;
+use crate::activity::{Activity, Watching};
+use crate::announcements::Announcements;
+use crate::authority::Authority;
+use crate::privileged::Privileged;
+use crate::recorded::{lock, Log};
+use crate::recorder::{Recorder, RecorderError};
 
 /// How often the files are read again for changes no write showed.
 const REREAD_EVERY: Duration = Duration::from_secs(5);
@@ -33,7 +37,7 @@ const REREAD_EVERY: Duration = Duration::from_secs(5);
 struct Watch {
     handle: u32,
     owner: String,
-    _keeps_busy: Call,
+    _keeps_running: Watching,
 }
 
 /// The recording thread and the tasks following the profile daemon and logind, stopped
@@ -68,118 +72,6 @@ struct State {
     recording: Option<Recording>,
 }
 
-/// The recording, as the recording thread and the helper's own writes reach it.
-#[derive(Debug, Clone)]
-pub struct Log {
-    /// The recording's events: kept after a recording stops, for as long as the helper runs.
-    recorded: Arc<Mutex<Option<Recorder>>>,
-    /// Events to announce (`Changed`).
-    announcements: tokio::sync::mpsc::UnboundedSender<String>,
-    /// Where the events are kept for the boot when a recording stops (`/run`), for the next
-    /// helper to go on from; `None`: for as long as the helper runs.
-    kept: Option<PathBuf>,
-}
-
-impl Log {
-    /// Makes the helper's own write(s) `write` with the recording held, then takes them in
-    /// as Pacer's for `on_behalf` (the caller served; `None`: the helper's own restoring),
-    /// with what the kernel changed after them. Held, the recording cannot take a write
-    /// half-way, nor re-read the files between the write and the kernel's side of it.
-    pub fn writing<R>(&self, on_behalf: Option<&Writer>, write: impl FnOnce() -> R) -> R {
-        let mut recorded = lock(&self.recorded);
-        let result = write();
-        if let Some(recorder) = recorded.as_mut() {
-            let ids = recorder.record(on_behalf);
-            self.announce(recorder, &ids);
-        }
-        result
-    }
-
-    /// The events an earlier helper of this boot kept, in a ring of [`History::CAPACITY`];
-    /// a new one where none were kept, or what was kept cannot be read (said on stderr).
-    fn kept_history(&self) -> History {
-        let Some(kept) = &self.kept else {
-            return History::new(History::CAPACITY);
-        };
-        let events = match std::fs::read(kept) {
-            Ok(bytes) => serde_json::from_slice(&bytes).unwrap_or_else(|error| {
-                eprintln!(
-                    "pacer-helper: starting a new history: {} is not one ({error})",
-                    kept.display()
-                );
-                Vec::new()
-            }),
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => Vec::new(),
-            Err(error) => {
-                eprintln!(
-                    "pacer-helper: starting a new history: cannot read {}: {error}",
-                    kept.display()
-                );
-                Vec::new()
-            }
-        };
-        History::from_events(History::CAPACITY, events)
-    }
-
-    /// Keeps the events for the boot: written beside, then renamed over, so a reader finds
-    /// the old or the new whole.
-    fn keep(&self, recorder: &Recorder) {
-        let Some(kept) = &self.kept else { return };
-        let events: Vec<_> = recorder.history().since(0).collect();
-        let beside = kept.with_extension("json.new");
-        let written = serde_json::to_vec(&events)
-            .map_err(std::io::Error::other)
-            .and_then(|bytes| std::fs::write(&beside, bytes))
-            .and_then(|()| std::fs::rename(&beside, kept));
-        if let Err(error) = written {
-            eprintln!(
-                "pacer-helper: cannot keep the history in {}: {error}",
-                kept.display()
-            );
-        }
-    }
-
-    /// The machine goes to sleep (`start`) or woke, if recording.
-    fn sleep(&self, start: bool) {
-        let mut recorded = lock(&self.recorded);
-        if let Some(recorder) = recorded.as_mut() {
-            let ids = recorder.sleep(start);
-            self.announce(recorder, &ids);
-        }
-    }
-
-    /// Records the holds the profile daemon took on (`true`) or let go, if recording.
-    fn daemon_held(&self, holds: Vec<(Hold, bool)>, daemon: Option<Writer>) {
-        let mut recorded = lock(&self.recorded);
-        if let Some(recorder) = recorded.as_mut() {
-            let ids: Vec<u64> = holds
-                .into_iter()
-                .map(|(held, taken)| recorder.daemon_held(held, taken, daemon.clone()))
-                .collect();
-            self.announce(recorder, &ids);
-        }
-    }
-
-    /// Records the profile daemon's change of its active profile, if recording.
-    fn daemon_changed(&self, old: Option<String>, new: String, daemon: Option<Writer>) {
-        let mut recorded = lock(&self.recorded);
-        if let Some(recorder) = recorded.as_mut() {
-            let id = recorder.daemon_changed(Setting::Profile, old, new, daemon);
-            self.announce(recorder, &[id]);
-        }
-    }
-
-    /// Announces the events `ids` (new, so counting up from the first).
-    fn announce(&self, recorder: &Recorder, ids: &[u64]) {
-        let Some(&first) = ids.first() else { return };
-        for event in recorder.history().since(first - 1) {
-            if let Ok(json) = serde_json::to_string(event) {
-                let _ = self.announcements.send(json);
-            }
-        }
-    }
-}
-
 #[derive(Debug)]
 pub struct HistoryService {
     root: PathBuf,
@@ -187,32 +79,49 @@ pub struct HistoryService {
     profile_bus: Option<zbus::Connection>,
     authority: Authority,
     activity: Activity,
+    /// Who makes the recorder's fanotify group.
+    privileged: Privileged,
     state: Mutex<State>,
     log: Log,
 }
 
+/// Where the history service runs: its machine, buses, and what it needs from the helper.
+#[derive(Debug)]
+pub struct Setup {
+    pub root: PathBuf,
+    /// The unit's runtime directory, where the history is kept for the boot.
+    pub runtime_dir: Option<PathBuf>,
+    /// The system bus, where the profile daemon and logind are followed.
+    pub profile_bus: Option<zbus::Connection>,
+    pub authority: Authority,
+    pub activity: Activity,
+    pub privileged: Privileged,
+}
+
 impl HistoryService {
-    /// A service for the machine under `root`; `announce` takes the events to signal.
-    pub fn new(
-        root: PathBuf,
-        runtime_dir: Option<&std::path::Path>,
-        profile_bus: Option<zbus::Connection>,
-        authority: Authority,
-        activity: Activity,
-        announce: tokio::sync::mpsc::UnboundedSender<String>,
-    ) -> HistoryService {
+    /// A service as `setup` says; `announcements` takes the events to signal.
+    pub fn new(setup: Setup, announcements: Announcements) -> HistoryService {
         HistoryService {
-            root,
-            profile_bus,
-            authority,
-            activity,
+            root: setup.root,
+            profile_bus: setup.profile_bus,
+            authority: setup.authority,
+            activity: setup.activity,
+            privileged: setup.privileged,
             state: Mutex::default(),
-            log: Log {
-                recorded: Arc::default(),
-                announcements: announce,
-                kept: runtime_dir.map(|dir| dir.join("history.json")),
-            },
+            log: Log::new(
+                announcements,
+                setup.runtime_dir.map(|dir| dir.join("history.json")),
+            ),
         }
+    }
+
+    /// The unique bus names of the callers that watch, to whom changes are signalled.
+    pub fn watchers(&self) -> Vec<String> {
+        self.state()
+            .watches
+            .iter()
+            .map(|w| w.owner.clone())
+            .collect()
     }
 
     /// Where the helper's own writes go to be recorded.
@@ -251,8 +160,17 @@ impl HistoryService {
         // this boot kept), and the ids go on from them.
         let recorded = lock(&self.log.recorded).take();
         let history = recorded.map_or_else(|| self.log.kept_history(), Recorder::into_history);
-        let recorder = Recorder::start(&self.root, watched_files(&self.root, &snapshot), history)
-            .map_err(internal)?;
+        let group = self
+            .privileged
+            .fanotify()
+            .map_err(|errno| internal(RecorderError::Init(errno)))?;
+        let recorder = Recorder::start(
+            &self.root,
+            watched_files(&self.root, &snapshot),
+            history,
+            group,
+        )
+        .map_err(internal)?;
         let fd = recorder.fd().try_clone_to_owned().map_err(internal)?;
         *lock(&self.log.recorded) = Some(recorder);
         let stop = Arc::new(AtomicBool::new(false));
@@ -300,8 +218,11 @@ impl HistoryService {
             .map_err(internal)?;
         let followers = match self.profile_bus.clone() {
             Some(bus) => vec![
-                tokio::spawn(follow_profile(bus.clone(), self.log.clone())),
-                tokio::spawn(follow_sleep(bus, self.log.clone())),
+                tokio::spawn(crate::followers::follow_profile(
+                    bus.clone(),
+                    self.log.clone(),
+                )),
+                tokio::spawn(crate::followers::follow_sleep(bus, self.log.clone())),
             ],
             None => Vec::new(),
         };
@@ -315,76 +236,6 @@ impl HistoryService {
     }
 }
 
-/// Records each change of the profile daemon's active profile and of its holds, for as long
-/// as it runs (the recording aborts it). The daemon says what it changed, not who asked it
-/// to: the event names the daemon (and a hold, the application that asked for it).
-async fn follow_profile(bus: zbus::Connection, log: Log) {
-    let Ok(mut changes) = profile_client::changes(&bus).await else {
-        return;
-    };
-    let first = profile_client::read(&bus).await.state;
-    let mut active = first.as_ref().map(|s| s.active.clone());
-    let mut holds = first.map(|s| s.holds).unwrap_or_default();
-    while changes.next().await.is_some() {
-        let Some(state) = profile_client::read(&bus).await.state else {
-            continue;
-        };
-        let taken = state.holds.iter().filter(|h| !holds.contains(h));
-        let let_go = holds.iter().filter(|h| !state.holds.contains(h));
-        let held: Vec<(Hold, bool)> = taken
-            .map(|h| (h.clone(), true))
-            .chain(let_go.map(|h| (h.clone(), false)))
-            .collect();
-        let switched = active.as_ref() != Some(&state.active);
-        if held.is_empty() && !switched {
-            continue;
-        }
-        let daemon = process_of(&bus, &state.bus_name).await;
-        holds.clone_from(&state.holds);
-        // A hold first: it is why the daemon switches.
-        if !held.is_empty() {
-            log.daemon_held(held, daemon.clone());
-        }
-        if switched {
-            log.daemon_changed(active.replace(state.active.clone()), state.active, daemon);
-        }
-    }
-}
-
-/// logind's manager, for its word that the machine goes to sleep and wakes.
-#[zbus::proxy(
-    interface = "org.freedesktop.login1.Manager",
-    default_service = "org.freedesktop.login1",
-    default_path = "/org/freedesktop/login1"
-)]
-trait Login1 {
-    #[zbus(signal)]
-    fn prepare_for_sleep(&self, start: bool) -> zbus::Result<()>;
-}
-
-/// Records each sleep and waking logind announces, and what changed across it.
-async fn follow_sleep(bus: zbus::Connection, log: Log) {
-    let Ok(login) = Login1Proxy::new(&bus).await else {
-        return;
-    };
-    let Ok(mut sleeps) = login.receive_prepare_for_sleep().await else {
-        return;
-    };
-    while let Some(signal) = sleeps.next().await {
-        if let Ok(args) = signal.args() {
-            log.sleep(*args.start());
-        }
-    }
-}
-
-/// The process that owns `name` on the bus.
-async fn process_of(bus: &zbus::Connection, name: &str) -> Option<Writer> {
-    let proxy = zbus::fdo::DBusProxy::new(bus).await.ok()?;
-    let name = zbus::names::BusName::try_from(name).ok()?;
-    let pid = proxy.get_connection_unix_process_id(name).await.ok()?;
-    Some(crate::recorder::writer(pid))
-}
-
 /// What went wrong inside the helper, for its caller.
 fn internal(error: impl std::fmt::Display) -> Problem {
     Problem::Internal {
@@ -392,28 +243,32 @@ fn internal(error: impl std::fmt::Display) -> Problem {
     }
 }
 
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|p| p.into_inner())
+/// Whether the caller `name` is still on the bus; when the bus cannot say, it is taken as
+/// gone (a watch nobody ends would keep the helper running).
+async fn still_on_bus(bus: &zbus::Connection, name: &str) -> bool {
+    let Ok(proxy) = zbus::fdo::DBusProxy::new(bus).await else {
+        return false;
+    };
+    let Ok(name) = zbus::names::BusName::try_from(name) else {
+        return false;
+    };
+    proxy.name_has_owner(name).await.unwrap_or(false)
 }
 
 fn caller(header: &Header<'_>) -> String {
     header.sender().map(ToString::to_string).unwrap_or_default()
 }
 
-/// The process behind the caller of a call, as the bus knows it (`None` when the bus cannot
-/// say: the caller left).
-pub async fn caller_process(bus: &zbus::Connection, header: &Header<'_>) -> Option<Writer> {
-    process_of(bus, header.sender()?.as_str()).await
-}
-
 #[zbus::interface(name = "io.github.pacerapp.Pacer.History1")]
 impl HistoryService {
-    /// Records changes until the caller leaves the bus or stops the watch; returns its handle.
+    /// Records changes until the caller leaves the bus or stops the watch; returns its handle
+    /// (a caller that watches already gets the handle it has).
     async fn watch_changes(
         &self,
         #[zbus(header)] header: Header<'_>,
+        #[zbus(connection)] bus: &zbus::Connection,
     ) -> Result<u32, pacer_dbus::HelperError> {
-        let call = self.activity.call()?;
+        let _call = self.activity.call()?;
         self.authority
             .check(
                 &header,
@@ -421,15 +276,29 @@ impl HistoryService {
                 &details(Topic::History, "watch", Policies::All),
             )
             .await?;
-        let mut state = self.state();
-        self.record(&mut state)?;
-        state.next_handle += 1;
-        let handle = state.next_handle;
-        state.watches.push(Watch {
-            handle,
-            owner: caller(&header),
-            _keeps_busy: call,
-        });
+        let owner = caller(&header);
+        let handle = {
+            let mut state = self.state();
+            if let Some(watch) = state.watches.iter().find(|w| w.owner == owner) {
+                return Ok(watch.handle);
+            }
+            self.record(&mut state)?;
+            state.next_handle += 1;
+            let handle = state.next_handle;
+            state.watches.push(Watch {
+                handle,
+                owner: owner.clone(),
+                _keeps_running: self.activity.watching(),
+            });
+            handle
+        };
+        // The caller may have left while polkit decided: then the bus said so before the
+        // watch was there to end, and nobody would end it. Asked after the watch is in place
+        // (a unique name never comes back), either this finds it gone or its departure,
+        // still to come, ends the watch.
+        if !still_on_bus(bus, &owner).await {
+            self.departed(&owner);
+        }
         Ok(handle)
     }
 

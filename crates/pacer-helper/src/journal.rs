@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The safety journal: the settings as they were before temporary changes, on disk, so they
 //! come back on completion, on cancel, when the caller leaves the bus, and on the helper's
 //! next start after a crash.

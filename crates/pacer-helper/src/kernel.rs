@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The only files the helper writes, and how: straight to sysfs on a real machine, through
 //! the kernel's rules on a simulated one. Paths are built here from validated numbers and
 //! fixed names; nothing a caller sends becomes a path, and no read or write follows a symlink.
@@ -11,6 +12,8 @@ use pacer_core::machine::Snapshot;
 use pacer_core::sim::SimDir;
 use pacer_core::{SnapshotError, SysRoot};
 use pacer_dbus::{echo, Problem};
+
+use crate::privileged::Privileged;
 use rustix::fs::{Mode, OFlags};
 
 /// A file the helper may write.
@@ -66,6 +69,8 @@ pub struct Kernel {
     /// The root, opened once: every path is resolved beneath it.
     root_fd: OwnedFd,
     simulated: Option<SimDir>,
+    /// Who writes the EAS sysctl of this machine (the kernel wants CAP_SYS_ADMIN for it).
+    privileged: Privileged,
 }
 
 impl Kernel {
@@ -103,7 +108,13 @@ impl Kernel {
             root,
             root_fd,
             simulated,
+            privileged: Privileged::Itself,
         })
+    }
+
+    /// The same machine, its EAS sysctl written by `privileged`.
+    pub fn with_privileged(self, privileged: Privileged) -> Kernel {
+        Kernel { privileged, ..self }
     }
 
     pub fn root(&self) -> &Path {
@@ -171,6 +182,18 @@ impl Kernel {
                     error: error.to_string(),
                 }),
             };
+        }
+        // This machine's EAS: only CAP_SYS_ADMIN may write it, at the time of the write.
+        if target == Target::EasSysctl && self.root == Path::new("/") {
+            let on = match value {
+                "1" => true,
+                "0" => false,
+                _ => return Err(refused(Some(rustix::io::Errno::INVAL.raw_os_error()))),
+            };
+            return self
+                .privileged
+                .write_eas(on)
+                .map_err(|errno| refused(Some(errno.raw_os_error())));
         }
         // O_TRUNC as `echo >` does: sysfs ignores it, a plain file (a test tree) needs it.
         self.open_target(target, OFlags::WRONLY | OFlags::TRUNC)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The recorder of who changed it: fanotify marks on every power-state file of the machine
 //! (`pacer_core::history::watched_files`), each write to one of them turned into an event
 //! that names the process that made it (PID, command, executable, systemd unit from its
@@ -5,7 +6,8 @@
 //! such as intel_pstate restoring the EPP when the governor changes) raise no event: they are
 //! found by reading the files again, right after a governor or driver-mode write (then they
 //! are the kernel's, caused by that write) and on a slow re-read (then who made them is not
-//! known, and the event says so). Needs CAP_SYS_ADMIN, as fanotify does.
+//! known, and the event says so). Its fanotify group is made with CAP_SYS_ADMIN
+//! (`crate::privileged`); marking and reading need no capability.
 //!
 //! The marks are on the files themselves (their inodes), not on a mount: a write is seen
 //! whichever mount it goes through — the helper's unit gives it mounts of its own of /sys, the
@@ -14,17 +16,20 @@
 //! marked again when a re-read finds it. fanotify merges a writer's writes to one file that
 //! wait unread into one event, which stands for them with the value read after the last.
 
+use std::collections::HashMap;
 use std::os::fd::{AsFd, BorrowedFd};
 use std::os::unix::fs::{FileExt, MetadataExt};
 use std::path::{Path, PathBuf};
 use std::time::{Instant, SystemTime};
 
-use nix::errno::Errno;
-use nix::sys::fanotify::{EventFFlags, Fanotify, InitFlags, MarkFlags, MaskFlags};
 use pacer_core::history::{
     hold, recording, sleep, Event, History, Setting, Source, WatchedFile, Writer,
 };
 use pacer_core::profile::daemon::Hold;
+use rustix::io::Errno;
+
+use crate::fanotify::{errno_of, Group, Notice};
+use crate::writers::{read_bounded, writer};
 
 /// The most writes one [`Recorder::record`] takes in (about a millisecond's work each at
 /// worst, reading the writer from /proc).
@@ -33,7 +38,8 @@ const RECORD_AT_ONCE: usize = 512;
 /// Why recording could not start.
 #[derive(Debug, thiserror::Error)]
 pub enum RecorderError {
-    /// fanotify is refused: no CAP_SYS_ADMIN, or a seccomp filter without its calls.
+    /// No fanotify group: no CAP_SYS_ADMIN and no privileged step, or a seccomp filter
+    /// without its calls.
     #[error("cannot watch for changes (fanotify_init: {0})")]
     Init(Errno),
     #[error("cannot watch {path} (fanotify_mark: {errno})")]
@@ -53,8 +59,10 @@ struct Marked {
 /// Records the changes to a machine's power-state files while it lives.
 #[derive(Debug)]
 pub struct Recorder {
-    fanotify: Fanotify,
+    fanotify: Group,
     marked: Vec<Marked>,
+    /// Where each marked file (device and inode) is in `marked`.
+    by_inode: HashMap<(u64, u64), usize>,
     began: Instant,
     history: History,
     /// How often the kernel's queue of writes overflowed: writes were lost, not recorded.
@@ -65,19 +73,15 @@ pub struct Recorder {
 }
 
 impl Recorder {
-    /// Marks each of `files` under `root`, adding to `history` (a new one, or an earlier
-    /// recording's, whose ids it goes on from). A file that cannot be watched fails the
-    /// whole, by name: a recording that silently misses a file would mislead.
+    /// Marks each of `files` under `root` in the new group `fanotify`, adding to `history` (a
+    /// new one, or an earlier recording's, whose ids it goes on from). A file that cannot be
+    /// watched fails the whole, by name: a recording that silently misses a file would mislead.
     pub fn start(
         root: &Path,
         files: Vec<WatchedFile>,
         history: History,
+        fanotify: Group,
     ) -> Result<Recorder, RecorderError> {
-        let fanotify = Fanotify::init(
-            InitFlags::FAN_CLASS_NOTIF | InitFlags::FAN_CLOEXEC | InitFlags::FAN_NONBLOCK,
-            EventFFlags::O_RDONLY | EventFFlags::O_CLOEXEC,
-        )
-        .map_err(RecorderError::Init)?;
         let mut marked = Vec::with_capacity(files.len());
         for file in files {
             let path = root.join(&file.path);
@@ -92,9 +96,15 @@ impl Recorder {
                 file,
             });
         }
+        let by_inode = marked
+            .iter()
+            .enumerate()
+            .filter_map(|(index, m)| Some((m.inode?, index)))
+            .collect();
         let mut recorder = Recorder {
             fanotify,
             marked,
+            by_inode,
             began: Instant::now(),
             history,
             overflows: 0,
@@ -211,7 +221,7 @@ impl Recorder {
         // writer flooding the queue cannot keep one call (and the lock its caller holds)
         // going: what is left is taken on the next call, the descriptor still readable.
         while taken < RECORD_AT_ONCE {
-            let Ok(batch) = self.fanotify.read_events() else {
+            let Ok(batch) = self.fanotify.read() else {
                 break;
             };
             if batch.is_empty() {
@@ -219,33 +229,38 @@ impl Recorder {
             }
             taken += batch.len();
             for notice in batch {
-                if notice.mask().contains(MaskFlags::FAN_Q_OVERFLOW) {
-                    self.overflows += 1;
-                    ids.push(self.note(recording::LOST));
-                    continue;
-                }
-                let Some(fd) = notice.fd() else { continue };
-                let Ok(stat) = rustix::fs::fstat(fd) else {
+                let (file, pid, writing) = match notice {
+                    Notice::Overflow => {
+                        self.overflows += 1;
+                        ids.push(self.note(recording::LOST));
+                        continue;
+                    }
+                    Notice::Write { file, pid, writing } => (file, pid, writing),
+                };
+                let Ok(stat) = rustix::fs::fstat(&file) else {
                     continue;
                 };
-                let inode = Some((stat.st_dev, stat.st_ino));
-                let Some(index) = self.marked.iter().position(|m| m.inode == inode) else {
+                let Some(&index) = self.by_inode.get(&(stat.st_dev, stat.st_ino)) else {
                     continue;
                 };
-                let new = read_fd(fd).unwrap_or_default();
-                let pid = u32::try_from(notice.pid()).unwrap_or(0);
+                let new = read_fd(file.as_fd()).unwrap_or_default();
+                let pid = u32::try_from(pid).unwrap_or(0);
                 let (source, process) = if pid == std::process::id() {
                     (Source::Pacer, on_behalf.cloned())
                 } else {
-                    (Source::Process, Some(writer(pid)))
+                    (Source::Process, Some(writer(pid, &writing)))
                 };
                 let id = self.push(index, new, source, process, None);
                 ids.push(id);
-                if matches!(
-                    self.marked[index].file.setting,
-                    Setting::Governor | Setting::DriverMode
-                ) {
-                    ids.extend(self.reread(Some(id)));
+                // What the kernel changes with a write: a governor's, its own policy's files
+                // (and the machine's, as EAS follows the governors); a driver mode's, all.
+                match self.marked[index].file.setting {
+                    Setting::Governor => {
+                        let policies = self.marked[index].file.policies.clone();
+                        ids.extend(self.reread_within(Some(id), Some(&policies)));
+                    }
+                    Setting::DriverMode => ids.extend(self.reread(Some(id))),
+                    _ => {}
                 }
             }
         }
@@ -257,6 +272,12 @@ impl Recorder {
     /// the machine sleeps), of no known source.
     /// A file made anew since it was marked is marked again.
     pub fn reread(&mut self, cause: Option<u64>) -> Vec<u64> {
+        self.reread_within(cause, None)
+    }
+
+    /// [`Recorder::reread`] of the files of `policies` and the machine's alone (`None`: all):
+    /// a write on one policy of 256 reads that policy's files again, not the machine's 1,500.
+    fn reread_within(&mut self, cause: Option<u64>, policies: Option<&[u32]>) -> Vec<u64> {
         let mut ids = Vec::new();
         // The recording thread may run on waking before logind says so.
         if cause.is_none() && self.asleep {
@@ -264,12 +285,24 @@ impl Recorder {
         }
         for index in 0..self.marked.len() {
             let marked = &mut self.marked[index];
+            let theirs = &marked.file.policies;
+            if policies.is_some_and(|policies| {
+                !theirs.is_empty() && !theirs.iter().any(|p| policies.contains(p))
+            }) {
+                continue;
+            }
             let now = std::fs::metadata(&marked.path)
                 .ok()
                 .map(|meta| (meta.dev(), meta.ino()));
             if now.is_some() && now != marked.inode {
                 // Unmarked until marked again: a file that cannot be is a gap, not a stop.
+                if let Some(old) = marked.inode.take() {
+                    self.by_inode.remove(&old);
+                }
                 marked.inode = mark(&self.fanotify, &marked.path).ok();
+                if let Some(new) = marked.inode {
+                    self.by_inode.insert(new, index);
+                }
             }
             let now = read_value(&self.marked[index].path);
             let Some(now) = now.filter(|now| self.marked[index].value.as_ref() != Some(now)) else {
@@ -326,137 +359,24 @@ fn now(began: Instant, setting: Setting, new: String) -> Event {
 
 /// Marks the file at `path` (never a symlink's target) for writes; returns its device and
 /// inode, as events are matched by them.
-fn mark(fanotify: &Fanotify, path: &Path) -> Result<(u64, u64), Errno> {
-    let meta = std::fs::symlink_metadata(path)
-        .map_err(|error| Errno::from_raw(error.raw_os_error().unwrap_or(0)))?;
-    fanotify.mark(
-        MarkFlags::FAN_MARK_ADD | MarkFlags::FAN_MARK_DONT_FOLLOW,
-        MaskFlags::FAN_MODIFY,
-        nix::fcntl::AT_FDCWD,
-        Some(path),
-    )?;
+fn mark(fanotify: &Group, path: &Path) -> Result<(u64, u64), Errno> {
+    let meta = std::fs::symlink_metadata(path).map_err(|error| errno_of(&error))?;
+    fanotify.mark(path)?;
     Ok((meta.dev(), meta.ino()))
 }
 
-/// The first line of a file, as the kernel prints a value.
+/// The most bytes read of a value: every watched file holds a word or a number.
+const VALUE_READ_LIMIT: u64 = 256;
+
+/// A file's value, as the kernel prints it.
 fn read_value(path: &Path) -> Option<String> {
-    Some(std::fs::read_to_string(path).ok()?.trim().to_owned())
+    Some(read_bounded(path, VALUE_READ_LIMIT)?.trim().to_owned())
 }
 
 /// The value behind an event's descriptor, read from the start.
 fn read_fd(fd: BorrowedFd<'_>) -> Option<String> {
     let file = std::fs::File::from(fd.try_clone_to_owned().ok()?);
-    let mut buffer = [0u8; 256];
+    let mut buffer = [0u8; VALUE_READ_LIMIT as usize];
     let read = file.read_at(&mut buffer, 0).ok()?;
     Some(String::from_utf8_lossy(&buffer[..read]).trim().to_owned())
-}
-
-/// What `/proc` says of process `pid`; only its PID when it is already gone (what a writer
-/// that exits at once leaves: fanotify gives the PID, not the process).
-pub fn writer(pid: u32) -> Writer {
-    let proc = PathBuf::from(format!("/proc/{pid}"));
-    let text = |name: &str| std::fs::read_to_string(proc.join(name)).ok();
-    Writer {
-        pid,
-        comm: text("comm").map(|comm| full_name(comm.trim(), &proc)),
-        exe: std::fs::read_link(proc.join("exe"))
-            .ok()
-            .map(|exe| exe.display().to_string()),
-        unit: text("cgroup").and_then(|cgroup| unit_of(&cgroup)),
-        uid: text("status").and_then(|status| {
-            status
-                .lines()
-                .find_map(|line| line.strip_prefix("Uid:"))?
-                .split_whitespace()
-                .next()?
-                .parse()
-                .ok()
-        }),
-    }
-}
-
-/// The kernel cuts a command's name to 15 bytes (`power-profiles-`): then the name it was
-/// started under, the file name of its first argument, when that begins the same way (only
-/// the name: never its arguments).
-fn full_name(comm: &str, proc: &Path) -> String {
-    const CUT: usize = 15;
-    if comm.len() < CUT {
-        return comm.to_owned();
-    }
-    let started_as = std::fs::read(proc.join("cmdline"))
-        .ok()
-        .and_then(|cmdline| {
-            let first = cmdline.split(|&byte| byte == 0).next()?;
-            let name = Path::new(std::str::from_utf8(first).ok()?).file_name()?;
-            Some(name.to_str()?.to_owned())
-        });
-    started_as
-        .filter(|name| name.starts_with(comm))
-        .unwrap_or_else(|| comm.to_owned())
-}
-
-/// The systemd unit of a process from its `/proc/PID/cgroup` (the unified hierarchy's line):
-/// the innermost service or scope, else the cgroup's path.
-fn unit_of(cgroup: &str) -> Option<String> {
-    let path = cgroup
-        .lines()
-        .find_map(|line| line.strip_prefix("0::"))?
-        .trim();
-    let unit = path
-        .rsplit('/')
-        .find(|part| part.ends_with(".service") || part.ends_with(".scope"));
-    // The root cgroup is no unit: nothing to say.
-    Some(unit.unwrap_or(path).to_owned()).filter(|unit| !unit.is_empty() && unit != "/")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_unit_is_the_innermost_service_or_scope() {
-        assert_eq!(
-            unit_of("0::/system.slice/tlp.service\n").as_deref(),
-            Some("tlp.service")
-        );
-        assert_eq!(
-            unit_of("0::/user.slice/user-1000.slice/user@1000.service/app.slice/app-gnome-firefox-1234.scope\n")
-                .as_deref(),
-            Some("app-gnome-firefox-1234.scope")
-        );
-        assert_eq!(unit_of("0::/init.scope\n").as_deref(), Some("init.scope"));
-        // Outside systemd: the cgroup's path.
-        assert_eq!(unit_of("0::/docker/abc\n").as_deref(), Some("/docker/abc"));
-        assert_eq!(unit_of("12:cpu:/x\n"), None);
-        assert_eq!(unit_of("0::/\n"), None);
-    }
-
-    #[test]
-    fn a_name_the_kernel_cut_is_the_name_it_was_started_under() {
-        let proc = tempfile::tempdir().unwrap();
-        std::fs::write(
-            proc.path().join("cmdline"),
-            b"/usr/libexec/power-profiles-daemon\0--verbose\0",
-        )
-        .unwrap();
-        assert_eq!(
-            full_name("power-profiles-", proc.path()),
-            "power-profiles-daemon"
-        );
-        // Short names stand; a first argument of another name is not taken.
-        assert_eq!(full_name("tlp", proc.path()), "tlp");
-        assert_eq!(full_name("something-else1", proc.path()), "something-else1");
-        assert_eq!(
-            full_name("power-profiles-", Path::new("/nonexistent")),
-            "power-profiles-"
-        );
-    }
-
-    #[test]
-    fn this_process_is_described_from_proc() {
-        let me = writer(std::process::id());
-        assert!(me.comm.is_some_and(|comm| !comm.is_empty()));
-        assert!(me.exe.is_some());
-        assert_eq!(me.uid, Some(rustix::process::getuid().as_raw()));
-    }
 }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The helper's D-Bus interface. Every method that changes something goes: parse → validate
 //! the whole request against what the machine offers ([`crate::validate`]) → ask polkit
 //! about the *caller* → write → read back → report (and announce by signal).
@@ -21,16 +22,17 @@ use pacer_core::machine::Snapshot;
 use pacer_core::profile::expectation;
 use pacer_core::status_json::StatusDocument;
 use pacer_core::SysRoot;
-use pacer_dbus::{actions, HelperError, PolicyValue, Problem, Topic};
+use pacer_dbus::{actions, details, HelperError, Policies, PolicyValue, Problem, Topic};
 use zbus::message::Header;
 use zbus::object_server::SignalEmitter;
 use zbus_polkit::policykit1::AuthorityProxy;
 
 use crate::activity::{Activity, Call};
-use crate::authority::{details, Authority, Change, Policies};
-use crate::history_service::{caller_process, Log};
+use crate::authority::{Authority, Change};
+use crate::followers::caller_process;
 use crate::journal::{Journal, SaveError, Settings};
 use crate::kernel::{Kernel, Target};
+use crate::recorded::Log;
 use crate::status_cache::StatusCache;
 use crate::validate;
 
@@ -354,7 +356,7 @@ impl Helper {
         Ok(read_back)
     }
 
-    /// The state as `pacerctl status --json` prints it, from a reading no older than a
+    /// The state as `pacerctl status` prints it in JSON, from a reading no older than a
     /// second: a flood of calls costs one reading a second.
     async fn snapshot(&self) -> Result<String, HelperError> {
         let _call = self.call()?;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The full state (machine, profile daemon, findings) as the helper last read it, kept for a
 //! second: `Snapshot` calls share one reading, so a flood of them costs the machine nothing
 //! more, and the profile daemon is asked over the helper's own system-bus connection.

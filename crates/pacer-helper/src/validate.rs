@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Checking a request against what the machine offers, before polkit is asked and before
 //! anything is written. Pure: a snapshot and the caller's arguments in, the validated values
 //! (or the [`Problem`] with its arguments) out. Fuzzed through [`Request`].
@@ -60,7 +61,7 @@ pub fn check(snapshot: &Snapshot, request: &Request) -> Result<(), Problem> {
 }
 
 /// The policy list: not empty, not absurd, each one there and with an online CPU. Returns
-/// the policies once each, in order.
+/// the policies once each, in id order.
 pub fn policies<'s>(snapshot: &'s Snapshot, ids: &[u32]) -> Result<Vec<&'s Policy>, Problem> {
     if ids.is_empty() {
         return Err(Problem::NoPolicies);
@@ -119,10 +120,11 @@ pub fn epp(snapshot: &Snapshot, ids: &[u32], value: &str) -> Result<(Vec<u32>, E
     let targets = policies(snapshot, ids)?;
     // The performance governor of a setpolicy driver refuses any EPP but 0 (EBUSY).
     if !matches!(epp, Epp::Performance | Epp::Raw(0)) {
+        // `targets` is in id order: each pinned policy is looked up, not searched for.
         let pinned: CpuSet = snapshot
             .epp_pinned()
             .into_iter()
-            .filter(|id| targets.iter().any(|p| p.id == *id))
+            .filter(|id| targets.binary_search_by_key(id, |p| p.id).is_ok())
             .collect();
         if !pinned.is_empty() {
             return Err(Problem::EppHeldByGovernor { policies: pinned });
@@ -210,7 +212,7 @@ pub fn measurement(
     }
     if let Some(&cpu) = cpus
         .iter()
-        .find(|&&cpu| !snapshot.cpus.iter().any(|c| c.id == cpu && c.online))
+        .find(|&&cpu| !snapshot.cpu(cpu).is_some_and(|c| c.online))
     {
         return Err(Problem::NoOnlineCpu { cpu });
     }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The helper and its callers on a private system bus: every method refuses an unauthorised
 //! caller, each caller's saved settings and measurement are its own, departures count only
 //! when the bus reports them, and the journal belongs to one boot.
@@ -342,10 +343,8 @@ async fn snapshot_answers_from_a_reading_no_older_than_a_second() {
 
 #[tokio::test]
 async fn a_call_as_the_helper_idles_out_is_answered() {
-    let tree = pacer_testrig::model_tree("arm-rk3588");
-    let state = tempfile::tempdir().unwrap();
-    let bus = activatable_bus(tree.path(), state.path());
-    let _polkit = bus.polkit(&actions::ALL);
+    let activated = Activated::start("arm-rk3588");
+    let bus = activated.bus;
     let (_connection, helper) = connect(&bus).await;
     // The helper decides to exit between 1 and 1.5 s after a call (it looks every 0.5 s):
     // calls land before, during and after that moment.

@@ -1,5 +1,7 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The helper's files in `data/`: well-formed and valid where a DTD is at hand, the polkit
-//! actions matching the code's, and the systemd unit's exposure at most 1.5.
+//! actions matching the code's, the systemd unit's exposure at most 1.5 with no
+//! CAP_SYS_ADMIN, and the privileged step that holds it started per request, for the helper.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -88,9 +90,59 @@ fn the_bus_policy_lets_only_root_own_the_name() {
 #[test]
 fn the_unit_is_hardened_to_an_exposure_of_at_most_1_5() {
     let unit = std::fs::read_to_string(data("pacer-helper.service.in")).unwrap();
+    let (score, line) = exposure("pacer-helper.service", &unit);
+    assert!(score <= 1.5, "{line}");
+    // The access the helper needs stays: the files it writes writable under the read-only
+    // /sys and /proc/sys, pinning and priority for a measurement, root-owned files, restarts.
+    let needed = &[
+        "ProtectKernelTunables=yes",
+        "-/sys/devices/system/cpu/cpufreq",
+        "-/sys/devices/system/cpu/intel_pstate",
+        "-/sys/devices/system/cpu/amd_pstate",
+        "-/proc/sys/kernel/sched_energy_aware",
+        "SystemCallFilter=sched_setaffinity setpriority fanotify_mark",
+        "ProtectProc=default",
+        "CapabilityBoundingSet=CAP_SYS_NICE\n",
+        "--privileged-socket /run/pacer-helper-privileged.socket",
+        "Requires=pacer-helper-privileged.socket",
+        "MemoryMax=",
+        "TasksMax=",
+        "StateDirectory=pacer-helper",
+        "Restart=on-failure",
+        "Slice=pacer.slice",
+    ];
+    has_all(&unit, needed);
+    // In its settings, not the comments that say why.
+    let settings: Vec<&str> = unit.lines().filter(|line| !line.starts_with('#')).collect();
+    for forbidden in [
+        "ReadOnlyPaths=/sys",
+        "User=",
+        "CAP_DAC_OVERRIDE",
+        "CAP_SYS_ADMIN",
+        "fanotify_init",
+    ] {
+        assert!(
+            !settings.iter().any(|line| line.contains(forbidden)),
+            "{forbidden}"
+        );
+    }
+    assert!(
+        unit.contains("Type=dbus") && unit.contains("BusName=io.github.pacerapp.Pacer.Helper1")
+    );
+}
+
+/// Each of `needed` stands in `text`.
+fn has_all(text: &str, needed: &[&str]) {
+    for needed in needed {
+        assert!(text.contains(needed), "{needed}");
+    }
+}
+
+/// `systemd-analyze security`'s overall exposure of the unit `text`, named `name`, and its line.
+fn exposure(name: &str, text: &str) -> (f64, String) {
     let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("pacer-helper.service");
-    std::fs::write(&file, unit.replace("@libexecdir@", "/usr/libexec")).unwrap();
+    let file = dir.path().join(name);
+    std::fs::write(&file, text.replace("@libexecdir@", "/usr/libexec")).unwrap();
     let output = Command::new("systemd-analyze")
         .args(["security", "--offline=yes", "--no-pager"])
         .arg(&file)
@@ -110,30 +162,32 @@ fn the_unit_is_hardened_to_an_exposure_of_at_most_1_5() {
         .unwrap()
         .parse()
         .unwrap();
+    (score, line.to_owned())
+}
+
+#[test]
+fn the_privileged_step_holds_cap_sys_admin_alone_for_root_s_helper() {
+    let socket = std::fs::read_to_string(data("pacer-helper-privileged.socket")).unwrap();
+    let needed = &[
+        "ListenStream=/run/pacer-helper-privileged.socket\n",
+        "SocketUser=root\n",
+        "SocketMode=0600\n",
+        "Accept=yes\n",
+    ];
+    has_all(&socket, needed);
+    let step = std::fs::read_to_string(data("pacer-helper-privileged@.service.in")).unwrap();
+    let needed = &[
+        "ExecStart=@libexecdir@/pacer-helper --privileged-step\n",
+        "StandardInput=socket\n",
+        "CapabilityBoundingSet=CAP_SYS_ADMIN\n",
+        "SystemCallFilter=fanotify_init\n",
+        "ReadWritePaths=-/proc/sys/kernel/sched_energy_aware\n",
+        "RuntimeMaxSec=",
+    ];
+    has_all(&step, needed);
+    // All but the one capability taken away, it scores as well as the helper.
+    let (score, line) = exposure("pacer-helper-privileged@.service", &step);
     assert!(score <= 1.5, "{line}");
-    // The access the helper needs stays: the files it writes writable under the read-only
-    // /sys and /proc/sys, pinning and priority for a measurement, root-owned files, restarts.
-    for needed in [
-        "ProtectKernelTunables=yes",
-        "-/sys/devices/system/cpu/cpufreq",
-        "-/sys/devices/system/cpu/intel_pstate",
-        "-/sys/devices/system/cpu/amd_pstate",
-        "-/proc/sys/kernel/sched_energy_aware",
-        "SystemCallFilter=sched_setaffinity setpriority fanotify_init fanotify_mark",
-        "ProtectProc=default",
-        "CapabilityBoundingSet=CAP_SYS_NICE CAP_SYS_ADMIN",
-        "StateDirectory=pacer-helper",
-        "Restart=on-failure",
-        "Slice=pacer.slice",
-    ] {
-        assert!(unit.contains(needed), "{needed}");
-    }
-    for forbidden in ["ReadOnlyPaths=/sys", "User=", "CAP_DAC_OVERRIDE"] {
-        assert!(!unit.contains(forbidden), "{forbidden}");
-    }
-    assert!(
-        unit.contains("Type=dbus") && unit.contains("BusName=io.github.pacerapp.Pacer.Helper1")
-    );
 }
 
 #[test]

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The helper on a private system bus, with python-dbusmock's polkitd as polkit, changing a
 //! simulated machine through the kernel's rules.
 //!
@@ -474,10 +475,8 @@ async fn a_caller_that_leaves_gets_its_settings_back() {
 
 #[tokio::test]
 async fn idle_exit_and_activation() {
-    let tree = pacer_testrig::model_tree("arm-rk3588");
-    let state = tempfile::tempdir().unwrap();
-    let bus = activatable_bus(tree.path(), state.path());
-    let _polkit = bus.polkit(&actions::ALL);
+    let activated = Activated::start("arm-rk3588");
+    let bus = activated.bus;
     assert!(
         !bus.has_owner(pacer_dbus::BUS_NAME),
         "not running before the first call"
@@ -538,6 +537,21 @@ async fn the_interface_xml_in_data_is_what_the_helper_serves() {
         .await
         .unwrap();
     let live = introspectable.introspect().await.unwrap();
+    // Well-formed, as D-Bus browsers and XML parsers want it: no `--` in a comment made of a
+    // method's documentation, nothing else they would reject.
+    let mut xmllint = std::process::Command::new("xmllint")
+        .args(["--noout", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("xmllint (libxml2-utils) runs");
+    std::io::Write::write_all(&mut xmllint.stdin.take().unwrap(), live.as_bytes()).unwrap();
+    let parsed = xmllint.wait_with_output().unwrap();
+    assert!(
+        parsed.status.success(),
+        "the helper's introspection is not well-formed XML: {}",
+        String::from_utf8_lossy(&parsed.stderr)
+    );
     let data = fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../../data/io.github.pacerapp.Pacer.Helper1.xml"

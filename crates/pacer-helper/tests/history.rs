@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Who changed it, through the helper on a private system bus with the polkit mock: a watch
 //! records a named process's write and announces it, the history returns it, a watch of
 //! another caller cannot be stopped, polkit's refusal refuses the history, a watch ends
@@ -43,8 +44,12 @@ async fn a_watch_records_who_wrote_and_ends_with_its_caller() {
     let mut child = std::process::Command::new(&program)
         .args([
             "-c",
-            &format!("echo performance > {} && sleep 1", file.display()),
+            &format!(
+                "echo performance > {} && {{ read _ || :; }}",
+                file.display()
+            ),
         ])
+        .stdin(std::process::Stdio::piped())
         .spawn()
         .unwrap();
     let signal = tokio::time::timeout(Duration::from_secs(5), changed.next())
@@ -113,11 +118,9 @@ async fn a_watch_ends_when_its_caller_leaves() {
 
 #[tokio::test]
 async fn a_watch_keeps_the_helper_running_and_without_one_it_exits_when_idle() {
-    let tree = pacer_testrig::model_tree("intel-hybrid");
-    let state = tempfile::tempdir().unwrap();
     // Activated on the first call, exiting after a second without calls.
-    let bus = activatable_bus(tree.path(), state.path());
-    let _polkit = bus.polkit(&actions::ALL);
+    let activated = Activated::start("intel-hybrid");
+    let bus = activated.bus;
     let (connection, _) = connect(&bus).await;
     let history = History1Proxy::new(&connection).await.unwrap();
     history.watch_changes().await.expect("recording starts");

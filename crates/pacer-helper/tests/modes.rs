@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The helper's modes: --no-polkit only with --session; --session with --simulate serves a
 //! simulated machine on the session bus.
 

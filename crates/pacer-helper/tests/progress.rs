@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! A measurement as its callers follow it: the helper's `MeasureProgress` signals carry each
 //! trial's curve as it grows and the CPU's frequency, at most ten a second, with the time
 //! left; the client turns them back into the measurement's own progress. Measured for real

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The recorder on a simulated machine (as root: fanotify needs CAP_SYS_ADMIN): writes made by
 //! separate processes with distinct names are each attributed to their writer, with the value
 //! before and after; and on this machine's real sysfs, a harmless attribute rewritten with its
@@ -6,26 +7,40 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::path::Path;
-use std::process::{Child, Command};
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use pacer_core::history::{watched_files, Event, History, Setting, Source, WatchedFile};
 use pacer_core::sim::SimDir;
 use pacer_core::{Snapshot, SysRoot};
+use pacer_helper::fanotify::Group;
 use pacer_helper::recorder::Recorder;
 
 /// A shell under the name `name` (its command, as the kernel shows it) that runs `script`
-/// and then stays a second, as a writer that lives on does (one that exits at once leaves
-/// its PID alone: its name is gone with it).
+/// and then stays until its standard input closes (when the test waits for it or drops it),
+/// as a writer that lives on does: one that exits at once leaves its PID alone, its name
+/// gone with it.
 fn run_as(dir: &Path, name: &str, script: &str) -> Child {
     let program = dir.join(name);
     if !program.exists() {
         std::fs::copy("/bin/sh", &program).unwrap();
     }
-    Command::new(&program)
-        .args(["-c", &format!("{script} && sleep 1")])
-        .spawn()
-        .unwrap()
+    // The copy may still be open for writing in a child another test's thread forked
+    // meanwhile (ETXTBSY) until that child execs: the start is tried again shortly.
+    let mut tries = 0;
+    loop {
+        match Command::new(&program)
+            .args(["-c", &format!("{script} && {{ read _ || :; }}")])
+            .stdin(Stdio::piped())
+            .spawn()
+        {
+            Err(error) if error.raw_os_error() == Some(26) && tries < 50 => {
+                tries += 1;
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            started => return started.unwrap(),
+        }
+    }
 }
 
 /// The simulated laptop in memory, and a recorder of its files keeping `capacity` events.
@@ -36,8 +51,13 @@ fn simulated_laptop(capacity: usize) -> (tempfile::TempDir, Recorder) {
     SimDir::open_or_create(machine.path(), "intel-hybrid").unwrap();
     let snapshot = Snapshot::read(&SysRoot::new(machine.path())).unwrap();
     let files = watched_files(machine.path(), &snapshot);
-    let recorder = Recorder::start(machine.path(), files, History::new(capacity))
-        .expect("root may use fanotify");
+    let recorder = Recorder::start(
+        machine.path(),
+        files,
+        History::new(capacity),
+        Group::new().unwrap(),
+    )
+    .expect("root may use fanotify");
     (machine, recorder)
 }
 
@@ -164,7 +184,13 @@ fn a_write_to_the_real_sysfs_is_attributed_to_its_child() {
         setting: Setting::PlatformProfile,
         policies: Vec::new(),
     };
-    let mut recorder = Recorder::start(Path::new("/"), vec![watched], History::new(100)).unwrap();
+    let mut recorder = Recorder::start(
+        Path::new("/"),
+        vec![watched],
+        History::new(100),
+        Group::new().unwrap(),
+    )
+    .unwrap();
     let bin = tempfile::tempdir().unwrap();
     let mut child = run_as(
         bin.path(),
@@ -197,7 +223,7 @@ fn what_the_kernel_changed_without_a_write_is_its_own_after_a_governor_write_or_
     sim.write(&format!("{policy}/scaling_governor"), "performance")
         .unwrap()
         .unwrap();
-    let caller = pacer_helper::recorder::writer(std::process::id());
+    let caller = pacer_helper::writers::describe(std::process::id());
     let ids = recorder.record(Some(&caller));
     // After the recording's own start.
     let events: Vec<Event> = recorder.history().since(1).cloned().collect();
@@ -294,4 +320,53 @@ fn a_burst_of_100000_writes_keeps_the_ring_at_its_size() {
     assert_eq!(last.process.as_ref().unwrap().pid, child.id());
     // Responsive throughout: no one take held on for long.
     assert!(slowest < Duration::from_millis(500), "{slowest:?}");
+}
+
+#[test]
+fn a_governor_write_reads_again_its_own_policy_and_the_machines_files_alone() {
+    let (machine, mut recorder) = simulated_laptop(100);
+    let cpufreq = machine.path().join("sys/devices/system/cpu/cpufreq");
+    // Policy 7's limit changes with no write seen (the file replaced, as firmware or the
+    // kernel would change it): no governor write elsewhere caused it.
+    let limit = cpufreq.join("policy7/scaling_max_freq");
+    let replaced = cpufreq.join("policy7/scaling_max_freq.new");
+    std::fs::write(&replaced, "1200000\n").unwrap();
+    std::fs::rename(&replaced, &limit).unwrap();
+    let bin = tempfile::tempdir().unwrap();
+    let mut tlp = run_as(
+        bin.path(),
+        "tlp",
+        &format!(
+            "echo performance > {}",
+            cpufreq.join("policy3/scaling_governor").display()
+        ),
+    );
+    // (A write of the shell's own, not the simulated kernel's: the EPP stays as it is.)
+    let events = take(&mut recorder, 2);
+    assert!(tlp.wait().unwrap().success());
+    let seen: Vec<(Setting, Vec<u32>, Source)> = events
+        .iter()
+        .map(|e| (e.setting, e.policies.clone(), e.source))
+        .collect();
+    assert_eq!(
+        seen,
+        [(Setting::Governor, vec![3], Source::Process)],
+        "{events:#?}"
+    );
+    // The slow re-read finds it, of no known source.
+    let found = recorder.reread(None);
+    let limit_event = recorder
+        .history()
+        .since(found[0] - 1)
+        .next()
+        .unwrap()
+        .clone();
+    assert_eq!(
+        (
+            limit_event.setting,
+            limit_event.policies,
+            limit_event.source
+        ),
+        (Setting::MaxFreq, vec![7], Source::Unknown)
+    );
 }

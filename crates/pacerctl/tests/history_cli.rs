@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! `pacerctl history` through the real helper on a private system bus (python-dbusmock's
 //! polkitd), on a simulated laptop beside Debian's power-profiles-daemon: the seed's story —
 //! one tool sets the performance governor, the profile goes to performance, another tool
@@ -6,7 +7,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -56,20 +57,65 @@ impl Rig {
         command
     }
 
+    /// Debian's python3 running `script` on the bus, once it printed its first line (which
+    /// is returned); it goes on until its standard input closes.
+    fn python(&self, script: &str) -> (Child, String) {
+        let mut child = self
+            .bus
+            .command("/usr/bin/python3")
+            .args(["-c", script])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        (child, line)
+    }
+
     /// A tool called `name` writing `value` to the governor of policy 0 through the
     /// simulated kernel's rules (pacerctl under that name: the kernel names a process by the
-    /// file it was started from). Not waited for: until the test reaps it, the exited
-    /// writer's /proc entry stays for the recorder to read its name from.
-    fn tool_writes(&self, name: &str, value: &str) -> Child {
+    /// file it was started from). The helper names a writer only while it still runs (a PID
+    /// is another process's once its writer has exited), so the tool's standard output is a
+    /// full pipe: after its write it blocks on its "written" line until [`Tool::finish`].
+    fn tool_writes(&self, name: &str, value: &str) -> Tool {
         let program = self.bin.path().join(name);
         std::os::unix::fs::symlink(PACERCTL, &program).unwrap();
-        Command::new(&program)
+        let (output, full) = rustix::pipe::pipe().unwrap();
+        let capacity = rustix::pipe::fcntl_getpipe_size(&full).unwrap();
+        let mut full = std::fs::File::from(full);
+        full.write_all(&vec![b'.'; capacity]).unwrap();
+        let child = Command::new(&program)
             .args(["--sysfs-root"])
             .arg(self.tree.path())
             .args(["simulate", "write", GOVERNOR, value])
-            .stdout(Stdio::null())
+            .stdout(full)
             .spawn()
-            .unwrap()
+            .unwrap();
+        Tool {
+            child,
+            output: output.into(),
+        }
+    }
+}
+
+/// A tool that wrote and now waits, blocked on its full standard output.
+struct Tool {
+    child: Child,
+    output: std::fs::File,
+}
+
+impl Tool {
+    fn id(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Lets the tool print and exit; whether it succeeded.
+    fn finish(&mut self) -> bool {
+        std::io::copy(&mut self.output, &mut std::io::sink()).unwrap();
+        self.child.wait().unwrap().success()
     }
 }
 
@@ -152,7 +198,7 @@ fn the_seeds_scenario_reads_as_a_chain_of_causes() {
     let first = follow.wait_for("governor written by tlp", |e| {
         is(e, "governor", "performance", "process")
     });
-    assert!(tlp.wait().unwrap().success());
+    assert!(tlp.finish());
     assert_eq!(first["process"]["comm"], "tlp");
     assert_eq!(first["process"]["pid"], tlp.id());
     let forced = follow.wait_for("EPP forced by the kernel", |e| {
@@ -178,7 +224,7 @@ fn the_seeds_scenario_reads_as_a_chain_of_causes() {
     let second = follow.wait_for("governor written by auto-cpufreq", |e| {
         is(e, "governor", "powersave", "process")
     });
-    assert!(other.wait().unwrap().success());
+    assert!(other.finish());
     assert_eq!(second["process"]["comm"], "auto-cpufreq");
     let restored = follow.wait_for("EPP restored by the kernel", |e| {
         is(e, "epp", "balance_performance", "kernel")
@@ -234,18 +280,7 @@ fn a_profile_hold_is_the_daemons_with_its_application_and_reason() {
     follow.wait_for("start of the recording", |e| {
         is(e, "recording", "started", "pacer")
     });
-    let mut holder = rig
-        .bus
-        .command("/usr/bin/python3")
-        .args(["-c", HOLDER])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut cookie = String::new();
-    BufReader::new(holder.stdout.take().unwrap())
-        .read_line(&mut cookie)
-        .unwrap();
+    let (mut holder, cookie) = rig.python(HOLDER);
     assert!(
         cookie.trim().parse::<u32>().is_ok(),
         "no cookie: {cookie:?}"
@@ -314,4 +349,80 @@ fn bad_requests_are_refused_by_name() {
         error.contains("not allowed") || error.contains("not authori"),
         "{error}"
     );
+}
+
+/// Applications holding a profile each, with a reason of a megabyte, as any application on the
+/// bus may ask the daemon for; held until standard input closes.
+const HUGE_HOLDS: &str = "
+import sys, dbus
+daemon = dbus.SystemBus().get_object('net.hadess.PowerProfiles', '/net/hadess/PowerProfiles')
+for n in range(8):
+    daemon.HoldProfile('performance', 'r' * 1000000, 'org.example.Flood%d' % n,
+                       dbus_interface='net.hadess.PowerProfiles')
+print('held', flush=True)
+sys.stdin.read()
+";
+
+/// The unit's `MemoryMax=`, in bytes.
+fn unit_memory_max() -> u64 {
+    let unit = include_str!("../../../data/pacer-helper.service.in");
+    let value = unit
+        .lines()
+        .find_map(|line| line.strip_prefix("MemoryMax="))
+        .expect("the unit sets MemoryMax=");
+    let megabytes: u64 = value.strip_suffix('M').unwrap().parse().unwrap();
+    megabytes << 20
+}
+
+#[test]
+fn huge_holds_and_100000_writes_leave_the_helper_within_its_units_memory() {
+    let rig = Rig::start();
+    let helper = rig._services[2].pid().unwrap();
+    let mut follow = Follower::start(&rig);
+    follow.wait_for("start of the recording", |e| {
+        is(e, "recording", "started", "pacer")
+    });
+    let (mut holder, held) = rig.python(HUGE_HOLDS);
+    assert_eq!(held.trim(), "held");
+    let hold = follow.wait_for("a huge hold", |e| {
+        e["setting"] == "profile-hold" && e["new"] == "held"
+    });
+    let reason = hold["hold"]["reason"].as_str().unwrap();
+    assert!(
+        reason.len() <= 256 && reason.ends_with('…'),
+        "{}",
+        reason.len()
+    );
+
+    // 100,000 writes, as fast as a shell makes them.
+    let governor = rig.tree.path().join(GOVERNOR);
+    let flood = Command::new("/bin/sh")
+        .args([
+            "-c",
+            &format!(
+                "i=0; while [ $i -lt 50000 ]; do echo performance > {0}; echo powersave > {0}; i=$((i+1)); done",
+                governor.display()
+            ),
+        ])
+        .status()
+        .unwrap();
+    assert!(flood.success());
+    follow.wait_for("the flood's last write", |e| {
+        e["setting"] == "governor" && e["new"] == "powersave" && e["source"] == "process"
+    });
+    let status = std::fs::read_to_string(format!("/proc/{helper}/status")).unwrap();
+    let peak_kib: u64 = status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmHWM:"))
+        .and_then(|value| value.split_whitespace().next()?.parse().ok())
+        .unwrap();
+    let limit = unit_memory_max();
+    eprintln!(
+        "helper's peak memory: {} KiB of the unit's {} KiB",
+        peak_kib,
+        limit >> 10
+    );
+    assert!(peak_kib << 10 < limit, "{peak_kib} KiB");
+    drop(holder.stdin.take());
+    assert!(holder.wait().unwrap().success());
 }

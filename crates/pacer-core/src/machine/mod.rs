@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The machine model: one consistent reading of the CPU power state under a root.
 
 mod cpus;
@@ -54,7 +55,9 @@ pub struct Snapshot {
     pub root: PathBuf,
     /// Whether the root is a simulated machine rather than real hardware.
     pub simulated: bool,
+    /// In id order, as `present` lists them.
     pub cpus: Vec<Cpu>,
+    /// In id order.
     pub policies: Vec<Policy>,
     pub driver: Driver,
     /// `smt/active`; `None` on kernels without SMT support.
@@ -200,12 +203,17 @@ impl Snapshot {
             .collect()
     }
 
+    /// Found by halving, not by reading the list: callers look up each policy of a request
+    /// or a change, which read whole is quadratic on a machine with hundreds.
     pub fn policy(&self, id: u32) -> Option<&Policy> {
-        self.policies.iter().find(|policy| policy.id == id)
+        let index = self.policies.binary_search_by_key(&id, |policy| policy.id);
+        index.ok().map(|index| &self.policies[index])
     }
 
+    /// Found by halving, as [`Snapshot::policy`] is.
     pub fn cpu(&self, id: u32) -> Option<&Cpu> {
-        self.cpus.iter().find(|cpu| cpu.id == id)
+        let index = self.cpus.binary_search_by_key(&id, |cpu| cpu.id);
+        index.ok().map(|index| &self.cpus[index])
     }
 
     /// Whether the kernel offers CPU frequency control here at all.
@@ -268,13 +276,18 @@ fn read_policies(probe: &mut Probe<'_>, online: &CpuSet) -> Vec<Policy> {
 /// type from its CPUs.
 fn link_cpus_and_policies(cpus: &mut [Cpu], policies: &mut [Policy]) {
     for policy in policies.iter_mut() {
-        let members: Vec<&mut Cpu> = cpus
-            .iter_mut()
-            .filter(|cpu| policy.cpus.contains(cpu.id))
+        // Each member found by its id (the CPUs are in id order), not by going through
+        // every CPU for every policy.
+        let members: Vec<usize> = policy
+            .cpus
+            .iter()
+            .filter_map(|id| cpus.binary_search_by_key(&id, |cpu| cpu.id).ok())
             .collect();
-        policy.epb = agreed(members.iter().filter(|cpu| cpu.online).map(|cpu| cpu.epb));
-        policy.core_type = agreed(members.iter().map(|cpu| cpu.core_type));
-        for cpu in members {
+        let member_cpus = || members.iter().map(|&index| &cpus[index]);
+        policy.epb = agreed(member_cpus().filter(|cpu| cpu.online).map(|cpu| cpu.epb));
+        policy.core_type = agreed(member_cpus().map(|cpu| cpu.core_type));
+        for &index in &members {
+            let cpu = &mut cpus[index];
             cpu.policy = Some(policy.id);
             cpu.prefcore_ranking = policy.prefcore_ranking;
             if cpu.online {

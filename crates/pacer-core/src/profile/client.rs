@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Talking to the power-profile daemon over the system bus (zbus, on the caller's tokio
 //! runtime). Every call is bounded by [`TIMEOUT`]: a missing bus, a missing daemon or a
 //! daemon that does not answer becomes a [`ProfileProblem`], never a hang.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! What a power-profile daemon says about itself, and which daemon it is
 //! (`docs/power-profiles.md` 1, 4).
 
@@ -6,6 +7,8 @@ use std::collections::HashMap;
 use std::fmt;
 
 use serde::{Deserialize, Serialize, Serializer};
+
+use crate::bounded::bounded_text;
 use zbus::zvariant::OwnedValue;
 
 /// Who serves the power-profiles API.
@@ -138,10 +141,17 @@ impl ProfileState {
 /// (python-dbusmock's template, for one, sends `ActiveProfileHolds` as `a(aa{sv})`).
 pub type Properties = HashMap<String, OwnedValue>;
 
+/// The most entries of a list the daemon sends that are kept (`Profiles`,
+/// `ActiveProfileHolds`): any application may hold a profile, with a reason of its own making
+/// ([`bounded_text`] keeps each text short), and what Pacer and its helper keep of it must
+/// stay bounded.
+pub const LIST_LIMIT: usize = 32;
+
 fn string(properties: &Properties, name: &str) -> Option<String> {
     properties
         .get(name)
         .and_then(|value| String::try_from(value.try_clone().ok()?).ok())
+        .map(bounded_text)
 }
 
 /// A list of string dictionaries, sent as `aa{sv}` (as documented) or `aa{ss}` (as
@@ -165,7 +175,9 @@ fn dicts(properties: &Properties, name: &str) -> Option<Vec<HashMap<String, Stri
 }
 
 fn dict_string(dict: &HashMap<String, String>, key: &str) -> Option<String> {
-    dict.get(key).filter(|text| !text.is_empty()).cloned()
+    dict.get(key)
+        .filter(|text| !text.is_empty())
+        .map(|text| bounded_text(text.clone()))
 }
 
 /// Which of the daemon's properties had a shape Pacer could not read.
@@ -187,6 +199,7 @@ pub fn state_from_properties(
     let available: Vec<ProfileInfo> = match dicts(properties, "Profiles") {
         Some(entries) => entries
             .iter()
+            .take(LIST_LIMIT)
             .filter_map(|entry| {
                 Some(ProfileInfo {
                     profile: dict_string(entry, "Profile")?,
@@ -206,6 +219,7 @@ pub fn state_from_properties(
         Some(_) => match dicts(properties, "ActiveProfileHolds") {
             Some(entries) => entries
                 .iter()
+                .take(LIST_LIMIT)
                 .map(|entry| Hold {
                     application_id: dict_string(entry, "ApplicationId").unwrap_or_default(),
                     profile: dict_string(entry, "Profile").unwrap_or_default(),
@@ -298,6 +312,7 @@ pub fn identify(
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
@@ -349,5 +364,39 @@ mod tests {
             identify(Some("python3"), None, &[info("balanced", "magic")]),
             DaemonKind::Unknown
         );
+    }
+
+    #[test]
+    fn what_the_daemon_sends_is_kept_bounded() {
+        use zbus::zvariant::{Str, Value};
+
+        use crate::bounded::TEXT_LIMIT;
+        let reason = "é".repeat(500_000);
+        let hold: HashMap<String, OwnedValue> = [
+            ("ApplicationId", "org.example.Flood"),
+            ("Profile", "performance"),
+            ("Reason", reason.as_str()),
+        ]
+        .into_iter()
+        .map(|(key, value)| (key.to_owned(), OwnedValue::from(Str::from(value))))
+        .collect();
+        let holds = vec![hold; 10_000];
+        let mut properties = Properties::new();
+        properties.insert(
+            "ActiveProfile".into(),
+            OwnedValue::from(Str::from("x".repeat(100_000))),
+        );
+        properties.insert(
+            "ActiveProfileHolds".into(),
+            OwnedValue::try_from(Value::from(holds)).unwrap(),
+        );
+        let (state, _) = state_from_properties(&properties, "net.hadess.PowerProfiles", None);
+        let state = state.unwrap();
+        assert!(state.active.len() <= TEXT_LIMIT);
+        assert_eq!(state.holds.len(), LIST_LIMIT);
+        let first = &state.holds[0];
+        assert!(first.reason.len() <= TEXT_LIMIT && first.reason.ends_with('…'));
+        assert!(first.reason.starts_with("éé"));
+        assert_eq!(first.application_id, "org.example.Flood");
     }
 }

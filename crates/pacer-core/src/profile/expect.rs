@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! What a profile implies for the CPU: the EPP, EPB and governor the daemon writes
 //! (`docs/power-profiles.md` 2). Only power-profiles-daemon with a CPU driver has a fixed
 //! mapping; for everything else Pacer says so instead of guessing.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The power-profile daemon: who it is, what it says, and what its profile implies for the
 //! CPU (`docs/power-profiles.md`).
 

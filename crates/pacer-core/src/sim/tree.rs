@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! A simulated machine's files as a tree in memory, and synchronising a directory with it:
 //! unchanged files are left alone, changed ones replaced atomically (so a reader never sees
 //! half a value), and files that no longer exist removed (for example `hwp_dynamic_boost`
@@ -222,8 +223,14 @@ pub(super) fn sync(root: &Path, tree: &Tree, written: Option<&str>) -> Result<()
                 in_place = Some((full, content));
             }
             Node::File { content, mode } => {
+                // The same value, whatever its line's end: a writer such as the profile daemon
+                // writes a value without the newline the kernel prints, and the kernel does
+                // not make a file anew for a value it holds already (a watcher's marks on it
+                // stay, as on a real machine).
                 let unchanged = matches!(existing.get(path), Some(Existing::File))
-                    && fs::read(&full).is_ok_and(|old| old == content.as_bytes())
+                    && fs::read(&full).is_ok_and(|old| {
+                        old.trim_ascii_end() == content.as_bytes().trim_ascii_end()
+                    })
                     && fs::metadata(&full).is_ok_and(|m| m.permissions().mode() & 0o777 == *mode);
                 if !unchanged {
                     make_parent(&full)?;

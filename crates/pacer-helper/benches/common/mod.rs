@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! What the helper's benchmarks share: a private system bus with python-dbusmock's polkitd
 //! allowing every action, and the helper on a simulated 16-CPU laptop of its own.
 

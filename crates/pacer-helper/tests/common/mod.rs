@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! What the helper's bus tests share: a private system bus with python-dbusmock's polkitd,
 //! a helper on a simulated machine, and the helper's refusals read back as problems.
 
@@ -109,22 +110,41 @@ pub fn refusal<T: std::fmt::Debug>(result: zbus::Result<T>) -> (ErrorKind, Probl
     }
 }
 
-/// A bus that starts the helper on the first call (D-Bus activation), on the tree under
-/// `root` with its journal in `state`, exiting after a second without calls.
-pub fn activatable_bus(root: &Path, state: &Path) -> SystemBus {
-    SystemBus::start_with(|services| {
-        fs::write(
-            services.join("io.github.pacerapp.Pacer.Helper1.service"),
-            format!(
-                "[D-BUS Service]\nName={}\nExec={HELPER} --sysfs-root {} --state-dir {} --idle-timeout 1\nUser=root\n",
-                pacer_dbus::BUS_NAME,
-                root.display(),
-                state.display()
-            ),
-        )
-        .unwrap();
-        vec![pacer_dbus::BUS_NAME.to_owned()]
-    })
+/// A bus that starts the helper on the first call (D-Bus activation), on a simulated machine
+/// of its own with its journal in a directory of its own, exiting after a second without
+/// calls; polkit's stand-in allows every action.
+pub struct Activated {
+    pub bus: SystemBus,
+    _tree: tempfile::TempDir,
+    _state: tempfile::TempDir,
+    _polkit: Service,
+}
+
+impl Activated {
+    pub fn start(model: &str) -> Activated {
+        let tree = pacer_testrig::model_tree(model);
+        let state = tempfile::tempdir().unwrap();
+        let bus = SystemBus::start_with(|services| {
+            fs::write(
+                services.join("io.github.pacerapp.Pacer.Helper1.service"),
+                format!(
+                    "[D-BUS Service]\nName={}\nExec={HELPER} --sysfs-root {} --state-dir {} --idle-timeout 1\nUser=root\n",
+                    pacer_dbus::BUS_NAME,
+                    tree.path().display(),
+                    state.path().display()
+                ),
+            )
+            .unwrap();
+            vec![pacer_dbus::BUS_NAME.to_owned()]
+        });
+        let polkit = bus.polkit(&actions::ALL);
+        Activated {
+            bus,
+            _tree: tree,
+            _state: state,
+            _polkit: polkit,
+        }
+    }
 }
 
 /// A governor, EPP or driver mode by name, as clients send it.
