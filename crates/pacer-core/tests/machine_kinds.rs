@@ -1,19 +1,18 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The snapshot of every machine kind says what the kernel facts say it must
-//! (`docs/kernel.md`, the machine kinds in its section 7), on the project's own trees and,
-//! when present, on the reference fixture trees, which the models must reproduce exactly.
+//! (`docs/kernel.md`, the machine kinds in its section 7), on the project's own trees and
+//! on the reference trees (`tests/reference-trees/`), which the models reproduce exactly.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
 
 use std::collections::BTreeMap;
-use std::fs;
-use std::os::unix::fs::PermissionsExt;
-use std::path::Path;
 
 use pacer_core::machine::{EasReason, Snapshot};
 use pacer_core::values::{CoreType, DriverMode, EasSysctl, Epp};
 use pacer_core::{CpuSet, SysRoot};
+use pacer_testrig::reference_trees::{self, Entry, TREES};
 
 /// What each kind must read as.
 struct Expect {
@@ -211,7 +210,7 @@ fn check(snapshot: &Snapshot, expect: &Expect) {
 #[test]
 fn every_machine_kind_reads_as_the_kernel_facts_say() {
     for expect in &EXPECTED {
-        let machine = common::model_for_fixture(expect.tree);
+        let machine = common::model_for_tree(expect.tree);
         let dir = common::render(&machine);
         let snapshot = Snapshot::read(&SysRoot::new(dir.path())).unwrap();
         check(&snapshot, expect);
@@ -220,71 +219,44 @@ fn every_machine_kind_reads_as_the_kernel_facts_say() {
 }
 
 #[test]
-fn reference_fixture_trees_read_the_same() {
-    let fixtures = common::reference_fixtures();
+fn reference_trees_read_the_same() {
     for expect in &EXPECTED {
-        let root = SysRoot::new(fixtures.join(expect.tree));
-        let snapshot = Snapshot::read(&root).unwrap();
+        let tree = reference_trees::lay_out(expect.tree);
+        let snapshot = Snapshot::read(&SysRoot::new(tree.path())).unwrap();
         check(&snapshot, expect);
         assert!(!snapshot.simulated);
     }
 }
 
-/// Each file under `root` (except the scheduler's debug domains, verbose-only and unread):
-/// its kind, mode and content or link target.
-fn describe_tree(root: &Path) -> BTreeMap<String, String> {
-    let mut found = BTreeMap::new();
-    let mut pending = vec![root.to_owned()];
-    while let Some(dir) = pending.pop() {
-        for entry in fs::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
-            let rel = path
-                .strip_prefix(root)
-                .unwrap()
-                .to_string_lossy()
-                .into_owned();
-            if rel.starts_with(".pacer-sim") || rel.starts_with("sys/kernel/debug/sched") {
-                continue;
-            }
-            let meta = fs::symlink_metadata(&path).unwrap();
-            let description = if meta.is_symlink() {
-                format!("link {}", fs::read_link(&path).unwrap().display())
-            } else if meta.is_dir() {
-                pending.push(path.clone());
-                "dir".to_owned()
-            } else {
-                format!(
-                    "{:o} {:?}",
-                    meta.permissions().mode() & 0o777,
-                    fs::read_to_string(&path).unwrap()
-                )
-            };
-            found.insert(rel, description);
-        }
-    }
-    found
-}
-
+/// The reference trees are the models' files as listed in the repository, so that a change
+/// to what a model lays out shows in the listings' diff. With
+/// `PACER_WRITE_REFERENCE_TREES=1` (`tests/reference-trees/make-trees.sh`) the listings are
+/// written from the models instead.
 #[test]
-fn models_reproduce_the_reference_trees_byte_for_byte() {
-    let fixtures = common::reference_fixtures();
-    for tree in common::FIXTURE_TREES {
-        let ours = common::render(&common::model_for_fixture(tree));
-        let theirs = describe_tree(&fixtures.join(tree));
-        let mine = describe_tree(ours.path());
-        for (path, description) in &theirs {
-            assert_eq!(mine.get(path), Some(description), "{tree}: {path}");
+fn models_lay_out_the_reference_trees_file_for_file() {
+    let write = std::env::var_os("PACER_WRITE_REFERENCE_TREES").is_some_and(|v| v == "1");
+    for tree in TREES {
+        let ours = common::render(&common::model_for_tree(tree));
+        let mine = reference_trees::describe(ours.path());
+        if write {
+            reference_trees::write_listing(tree, &mine);
+            continue;
         }
-        for path in mine.keys() {
-            assert!(theirs.contains_key(path), "{tree}: extra {path}");
+        let listed = reference_trees::listing(tree);
+        let paths = |entries: &[Entry]| -> Vec<String> {
+            entries.iter().map(|e| e.path().to_owned()).collect()
+        };
+        assert_eq!(paths(&mine), paths(&listed), "{tree}: files added or gone");
+        for (entry, listed) in mine.iter().zip(&listed) {
+            assert_eq!(entry, listed, "{tree}: the model differs from its listing");
         }
     }
 }
 
 #[test]
 fn a_snapshot_reads_each_file_at_most_once() {
-    for tree in common::FIXTURE_TREES {
-        let dir = common::render(&common::model_for_fixture(tree));
+    for tree in TREES {
+        let dir = common::render(&common::model_for_tree(tree));
         let root = SysRoot::with_read_log(dir.path());
         Snapshot::read(&root).unwrap();
         let reads = root.reads();

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // For Pacer's tests: org.pacerapp.ShellProbe.Eval runs JavaScript inside the shell and
 // answers its value as JSON, or the exception with its stack.
 /* exported init */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! A real GNOME Shell (Debian's 43.9) for tests: on its own Xvfb, with a private HOME whose
 //! settings are a keyfile, its own session bus (which can start services such as Pacer by
 //! D-Bus activation) and the system bus it is given. It is driven and read from inside by

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Real services for tests, started and stopped by the test itself: a private system bus
 //! (`dbus-daemon` with its own configuration), python-dbusmock services such as the polkitd
 //! template, and Debian's real power-profiles-daemon against a tree of files
@@ -7,6 +8,7 @@
 #![allow(clippy::expect_used, clippy::panic)]
 
 pub mod gnome_shell;
+pub mod reference_trees;
 
 use std::ffi::OsStr;
 use std::fs;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! `pacerctl status` as a user runs it: exit codes, messages, the schema-1 JSON on every
 //! machine kind, and unreadable files met as an unprivileged user.
 
@@ -5,7 +6,7 @@
 
 mod common;
 
-use pacer_testrig::model_tree;
+use pacer_testrig::{model_tree, reference_trees};
 
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
@@ -78,25 +79,30 @@ fn check_schema(document: &Value) {
     assert!(document["findings"].is_array());
 }
 
+/// `pacerctl status --json` on `root`: it succeeds and follows the contract.
+fn status_json_of(name: &str, root: &Path) -> Value {
+    let output = pacerctl(&["status", "--json", "--sysfs-root", root.to_str().unwrap()]);
+    assert!(output.status.success(), "{name}: {}", stderr(&output));
+    let document: Value = serde_json::from_slice(&output.stdout).unwrap();
+    check_schema(&document);
+    document
+}
+
 #[test]
 fn json_follows_the_contract_on_every_model() {
     for model in sim::MODELS {
         let tree = model_tree(model.name);
-        let output = pacerctl(&[
-            "status",
-            "--json",
-            "--sysfs-root",
-            tree.path().to_str().unwrap(),
-        ]);
-        assert!(
-            output.status.success(),
-            "{}: {}",
-            model.name,
-            stderr(&output)
-        );
-        let document: Value = serde_json::from_slice(&output.stdout).unwrap();
-        check_schema(&document);
+        let document = status_json_of(model.name, tree.path());
         assert_eq!(document["simulated"], true);
+    }
+}
+
+#[test]
+fn json_follows_the_contract_on_every_reference_tree() {
+    for name in reference_trees::TREES {
+        let tree = reference_trees::lay_out(name);
+        let document = status_json_of(name, tree.path());
+        assert_eq!(document["simulated"], false);
     }
 }
 

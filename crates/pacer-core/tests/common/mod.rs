@@ -1,11 +1,8 @@
-//! Trees for tests: the project's simulated machines, and copies of the shared reference
-//! fixtures when they are present beside the checkout.
+// SPDX-License-Identifier: GPL-3.0-or-later
+//! Trees for tests: the project's simulated machines, and the model behind each reference
+//! tree (`pacer_testrig::reference_trees`).
 
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-
-use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::sync::OnceLock;
 
 use pacer_core::sim::{self, SimDriver, SimMachine};
 
@@ -32,8 +29,8 @@ pub fn render(machine: &SimMachine) -> tempfile::TempDir {
     dir
 }
 
-/// Our model variant for each reference fixture tree.
-pub fn model_for_fixture(tree: &str) -> SimMachine {
+/// The model, as booted, behind each reference tree.
+pub fn model_for_tree(tree: &str) -> SimMachine {
     match tree {
         "intel-hybrid-active" => machine("intel-hybrid", |_| {}),
         "intel-hybrid-active-eas" => machine("intel-hybrid-nosmt", |_| {}),
@@ -42,57 +39,6 @@ pub fn model_for_fixture(tree: &str) -> SimMachine {
         "amd-zen4-epp" => machine("amd-zen4", |_| {}),
         "arm-biglittle-eas" => machine("arm-rk3588", |_| {}),
         "vm-no-cpufreq" => machine("vm", |_| {}),
-        other => panic!("no model for fixture {other}"),
+        other => panic!("no model for the reference tree {other}"),
     }
-}
-
-pub const FIXTURE_TREES: [&str; 7] = [
-    "intel-hybrid-active",
-    "intel-hybrid-active-eas",
-    "intel-hybrid-passive-schedutil",
-    "intel-hybrid-passive-eas",
-    "amd-zen4-epp",
-    "arm-biglittle-eas",
-    "vm-no-cpufreq",
-];
-
-/// `shared/fixtures/sysfs` beside the checkout (or `PACER_FIXTURES`).
-fn shared_fixtures() -> PathBuf {
-    std::env::var_os("PACER_FIXTURES")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures/sysfs")
-        })
-}
-
-/// A copy of the reference trees, regenerated once per test process with their script (git
-/// drops the empty directories that matter). Without them the comparison cannot run, and
-/// the test that needs them fails saying so: it never passes on no input.
-pub fn reference_fixtures() -> &'static Path {
-    static COPY: OnceLock<PathBuf> = OnceLock::new();
-    COPY.get_or_init(|| {
-        let source = shared_fixtures();
-        assert!(
-            source.join("make-fixtures.sh").is_file(),
-            "the reference sysfs trees are not at {} (shared/fixtures/sysfs beside the \
-             checkout, or PACER_FIXTURES): the comparison with real machines cannot run",
-            source.display()
-        );
-        let copy = Path::new(env!("CARGO_TARGET_TMPDIR"))
-            .join(format!("reference-fixtures-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&copy);
-        std::fs::create_dir_all(&copy).unwrap();
-        std::fs::copy(
-            source.join("make-fixtures.sh"),
-            copy.join("make-fixtures.sh"),
-        )
-        .unwrap();
-        let status = Command::new("bash")
-            .arg(copy.join("make-fixtures.sh"))
-            .stdout(std::process::Stdio::null())
-            .status()
-            .unwrap();
-        assert!(status.success(), "make-fixtures.sh failed");
-        copy
-    })
 }
