@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Pacer as a Flatpak user runs it: built with meson as flatpak/io.github.pacerapp.Pacer.json
 # builds it, finished with that manifest's own finish-args, installed from a local repository
 # and started with the real `flatpak run` (flatpak 1.14, bubblewrap, xdg-dbus-proxy), under
@@ -9,9 +10,10 @@
 #   build-aux/flatpak-test.sh        (as root; build-aux/test.sh runs it)
 #
 # One line per check (`ok - …` / `FAIL - …`, notes start with `#`), then `N passed, N failed`;
-# the exit status is non-zero when a check failed. Everything lives in target/flatpak-test:
-# the private flatpak installation (FLATPAK_USER_DIR and friends, a private HOME), the local
-# repository, the logs. Nothing is written to /var/lib/flatpak or the user's own
+# the exit status is non-zero when a check failed. Everything lives in target/flatpak-test
+# (the private flatpak installation: FLATPAK_USER_DIR and friends, a private HOME; the logs)
+# but the local repository, kept in ~/.cache/pacer/flatpak-test-repo so that a fresh clone
+# reuses the test runtime it holds. Nothing is written to /var/lib/flatpak or the user's own
 # installation.
 #
 # The runtime is a *test runtime*, io.github.pacerapp.TestPlatform (branch "test"), made from
@@ -19,8 +21,8 @@
 # links): Flathub's org.gnome.Platform cannot be downloaded here, and the test runtime has
 # the same libraries as the host, so the app is built on the host (meson, the manifest's
 # config-opts, --prefix=/app) and the test manifest copies what meson installed. The exported
-# runtime stays in the local repository, marked with a stamp of its package list; a change of
-# the list makes a new one.
+# runtime stays in the local repository, marked with a stamp of its package list and of the
+# way it is made; a change of either makes a new one.
 #
 # The simulated machine's way in (not one real installs use, and not in the shipped
 # manifest): a `flatpak override` in the private installation grants the sandbox the
@@ -103,7 +105,7 @@ log "host tools present (flatpak $(flatpak --version | awk '{print $2}'))"
 # ---------------------------------------------------------------- the test runtime
 # Made in the background while Pacer builds (debootstrap waits on the network, cargo on the
 # processors).
-REPO_DIR=$WORK/repo
+REPO_DIR=${XDG_CACHE_HOME:-$HOME/.cache}/pacer/flatpak-test-repo
 make_runtime() {
   set -e
   local root=$WORK/runtime-root runtime=$WORK/runtime mirror
@@ -112,6 +114,7 @@ make_runtime() {
     return 0
   fi
   rm -rf "$REPO_DIR" "$root" "$runtime"
+  mkdir -p "$(dirname "$REPO_DIR")"
   mirror=${PACER_DEBIAN_MIRROR:-$(awk '/^URIs:/{print $2; exit}' /etc/apt/sources.list.d/debian.sources 2> /dev/null)}
   [ -n "$mirror" ] || mirror=$(awk '$1=="deb"{print $2; exit}' /etc/apt/sources.list 2> /dev/null)
   [ -n "$mirror" ] || { echo "no Debian mirror in the apt sources: set PACER_DEBIAN_MIRROR"; return 1; }
@@ -310,7 +313,7 @@ CPUFREQ=$TREE/sys/devices/system/cpu/cpufreq
 PIDS+=($!)
 wait_for_name system "$POLKIT" || abort "the polkit stand-in did not come up (log: $WORK/polkit.out)"
 allow() { bus_call system "$POLKIT" "$POLKIT_PATH" org.freedesktop.DBus.Mock.SetAllowed "[$1]" > /dev/null; }
-allow "$PACER_ACTIONS,'net.hadess.PowerProfiles.switch-profile'"
+allow "$PACER_ACTIONS,'net.hadess.PowerProfiles.switch-profile','org.freedesktop.UPower.PowerProfiles.switch-profile'"
 UMOCKDEV_DIR=$TREE "$PACER_PPD" -v > "$WORK/power-profiles-daemon.log" 2>&1 &
 PIDS+=($!)
 wait_for_name system "$PPD" || abort "power-profiles-daemon did not come up (log: $WORK/power-profiles-daemon.log)"
@@ -384,7 +387,6 @@ refused() { # BUS NAME PATH: host control, then the same from the sandbox
     bad "$bus bus: $name from the sandbox: owner …${owner: -400}; call ${call:0:200} (host: ${host:0:80})"
   fi
 }
-refused system "$POLKIT" "$POLKIT_PATH"
 # A name every GNOME session has (a stand-in here), which Pacer has no business calling.
 refused session org.gnome.Shell /org/gnome/Shell
 
@@ -535,14 +537,14 @@ if [ "$subject_comm" = xdg-dbus-proxy ] && [ "$(stat -c %u "/proc/$subject_pid")
 else
   bad "the helper asked polkit about '${subject:-nothing}' (pid ${subject_pid:-?}, ${subject_comm:-no process})"
 fi
-allow "'net.hadess.PowerProfiles.switch-profile'"
+allow "'net.hadess.PowerProfiles.switch-profile','org.freedesktop.UPower.PowerProfiles.switch-profile'"
 denied=$(in_sandbox pacerctl set governor performance 2>&1)
 if [[ $denied == *"io.github.pacerapp.Pacer.set-cpu-power"* ]] && file_is "$CPUFREQ/policy0/scaling_governor" powersave; then
   ok "where polkit says no, pacerctl in the sandbox is refused and nothing changes: ${denied//$'\n'/ }"
 else
   bad "a refused change from the sandbox: ${denied//$'\n'/ }; governor $(cat "$CPUFREQ/policy0/scaling_governor")"
 fi
-allow "$PACER_ACTIONS,'net.hadess.PowerProfiles.switch-profile'"
+allow "$PACER_ACTIONS,'net.hadess.PowerProfiles.switch-profile','org.freedesktop.UPower.PowerProfiles.switch-profile'"
 
 # ---------------------------------------------------------------- what the sandbox hides from Pacer
 # Another power manager's bus name (tuned's, a stand-in here) is hidden like every name not

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Regenerates flatpak/cargo-sources.json from the workspace's Cargo.lock, after any change to
 # the lock file (tests/flatpak.rs fails while the two disagree).
 #

@@ -1,7 +1,7 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The Flatpak manifests (`flatpak/`) are valid and stay in step with the workspace: they
-//! validate against flatpak-builder's JSON schema (from flathub-infra/flatpak-builder-lint,
-//! read from `../shared/reference/` beside the checkout), flatpak-builder itself reads them without a
-//! warning, they ask for exactly the sandbox permissions Pacer needs, and
+//! validate against flatpak-builder's JSON schema (Flathub's, kept in `flatpak/schema/` with
+//! its origin and licence), flatpak-builder itself reads them without a warning, they ask for exactly the sandbox permissions Pacer needs, and
 //! `flatpak/cargo-sources.json` lists exactly the crates of `Cargo.lock` (regenerate it with
 //! `flatpak/update-cargo-sources.sh`).
 //!
@@ -19,12 +19,13 @@ use serde_json::Value;
 const RELEASE: &str = "flatpak/io.github.pacerapp.Pacer.json";
 const DEVEL: &str = "flatpak/io.github.pacerapp.Pacer.Devel.json";
 const CARGO_SOURCES: &str = "flatpak/cargo-sources.json";
-const SCHEMA: &str = "../shared/reference/flatpak-manifest.schema.json";
+const SCHEMA: &str = "flatpak/schema/flatpak-manifest.schema.json";
 
 /// The whole sandbox: a window (Wayland or X11, GL), the helper and the profile daemon (under
-/// both names) and UPower's OnBattery on the system bus, the tray and notifications on the
+/// both names), UPower's OnBattery and polkit (asked about the callers of State1, whose
+/// requests the window carries out) on the system bus, the tray and notifications on the
 /// session bus. The machine is read from /sys/devices and /proc, which every Flatpak sees.
-const FINISH_ARGS: [&str; 10] = [
+const FINISH_ARGS: [&str; 11] = [
     "--share=ipc",
     "--socket=fallback-x11",
     "--socket=wayland",
@@ -33,6 +34,7 @@ const FINISH_ARGS: [&str; 10] = [
     "--system-talk-name=org.freedesktop.UPower.PowerProfiles",
     "--system-talk-name=net.hadess.PowerProfiles",
     "--system-talk-name=org.freedesktop.UPower",
+    "--system-talk-name=org.freedesktop.PolicyKit1",
     "--talk-name=org.kde.StatusNotifierWatcher",
     "--talk-name=org.freedesktop.Notifications",
 ];
