@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! What Pacer costs in background mode (the tray item only, no window), measured against the
 //! issue's goal: at most 0.2 % of one core averaged over 60 s, waking at most about once a
 //! second.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! How long the plots take to draw: the live frequency plot at its window size with a full
 //! minute of 16 CPUs, which the window redraws at 10 Hz, a new sample each time, and one
 //! ramp-up chart.

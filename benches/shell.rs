@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! What Pacer's GNOME Shell extension costs the shell while nothing happens: Debian's GNOME
 //! Shell 43.9 on Xvfb (pacer-testrig's rig, as tests/gnome_shell.rs runs it) idles with
 //! Pacer's extension enabled and without it, Pacer running in the background on a simulated

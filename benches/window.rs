@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! What the Pacer window costs, measured against the performance goals.
 //!
 //! Goals, on a simulated 16-CPU laptop (`pacer --simulate intel-hybrid`) under Xvfb with

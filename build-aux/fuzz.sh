@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Builds the fuzz targets in fuzz/ (libFuzzer, one per parser of kernel text in pacer-core)
 # and runs each over its checked-in inputs: fuzz/seeds/<target>, real values written by hand,
 # and fuzz/corpus/<target>, what fuzzing found beyond them. Fails if any target finds

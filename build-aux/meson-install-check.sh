@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Builds Pacer with meson the way a distribution does (--prefix=/usr, cargo driven by meson
 # with its target directory inside the build directory), runs the data checks
 # (`meson test --suite data`), installs into a fresh staging directory and compares what was

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Renders the SVG-only icons of libadwaita that Pacer's window shows into pre-rendered
 # symbolic PNGs under resources/icons/, as GTK ships its own: drawing an SVG icon makes GTK
 # load librsvg and libxml2 (16 MB resident). Run after a libadwaita update changes them;

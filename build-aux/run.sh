@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Installs what is missing, builds Pacer and runs it: the window where there is a display,
 # otherwise `pacerctl status`. Arguments are passed on (for example --sysfs-root DIR).
 set -euo pipefail

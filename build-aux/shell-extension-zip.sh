@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Makes the zips extensions.gnome.org takes, one per module system, with the translations of
 # po/ compiled in (gnome-extensions pack, from the gnome-shell package):
 #

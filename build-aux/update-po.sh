@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Regenerates po/pacer.pot from the files in po/POTFILES.in, merges it into every po/<lang>.po
 # of po/LINGUAS and checks each translation with `msgfmt -c`. Safe to run again: a template
 # whose messages did not change is left as it is (only its creation date would differ).

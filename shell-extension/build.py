@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Builds Pacer's GNOME Shell extension for one module system from the one source in src/.
 
   build.py --api esm|legacy --bus-name NAME [--localedir DIR] --out DIR

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Accessible names for widgets whose purpose their text does not say.
 //!
 //! GTK 4.8 has no Rust binding for setting accessible properties (`update_property` needs

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Pacer's application: libadwaita's, with Pacer's state exported on the session bus as the
 //! application registers there (`dbus_register`), before it owns its name. A client that
 //! starts Pacer by calling `State1` (D-Bus activation) has its call delivered once the name

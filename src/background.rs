@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! What keeps Pacer useful without its window: the tray item and desktop notifications of
 //! new warnings. Both are optional: without a StatusNotifierWatcher, a session bus or a
 //! notification server there is one log line, the rest goes on, and the window says so when

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The banner at the top of the window: what is wrong (the findings, most severe first, each
 //! with its explanation on demand and a button for its fix), and what the window cannot do
 //! (no helper: read-only; a simulated machine; no CPU frequency control here).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! A change the user asks for, and carrying it out: settings through pacer-helper, the power
 //! profile through the profile daemon (which asks polkit itself).
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Build constants, set by meson through the environment (`option_env!`), with defaults for
 //! a plain `cargo build`.
 

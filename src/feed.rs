@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The window's two background loops, both on relm4's runtime and never on the GTK main
 //! loop: the machine's state every few seconds (and at once when the profile daemon says
 //! something changed, or after a change of ours), and each CPU's frequency at the plot's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Finding the pacer-helper that changes the machine the window shows.
 //!
 //! On a real machine that is the helper on the system bus (D-Bus activated). A simulated

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The theme icons Pacer shows, besides its own (installed with it, `data/icons/`).
 //!
 //! All come from Adwaita, the icon theme GTK 4 depends on and falls back to, so they exist

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! How this Pacer was installed, and so how its missing helper is to be installed: the
 //! first thing a new user reads on the banner when the helper is not there.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Which machine the window shows: the real one, a tree under `--sysfs-root`, or a simulated
 //! machine kept moving while someone looks at it.
 

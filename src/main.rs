@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Pacer's window: the CPU's power state at a glance.
 
 use std::path::PathBuf;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Giving back to the system the memory that starting up used and freed.
 //!
 //! Building the window parses the theme, the interface and the first status, and frees most

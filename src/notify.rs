@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Desktop notifications for new warnings (`org.freedesktop.Notifications`): one per distinct
 //! finding, with its fix as an action, and none for the same finding again until it has
 //! cleared.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The overview page: the live frequency plot, the power profile as a switcher bound to the
 //! profile daemon, and the processor's driver, boost and Energy Aware Scheduling.
 //!

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! What the views outside the window (the tray item, a notification's actions, callers of
 //! Pacer's state on the session bus) ask the window to do.
 

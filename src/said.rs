@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! What the window says in passing (a toast): a sentence in the user's language, and the
 //! technical detail (a bus's or a library's own message) apart, behind "Details", never as
 //! the words themselves.

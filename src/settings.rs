@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The application's GSettings: whether closing the window keeps Pacer in the tray, and
 //! whether it notifies about new warnings.
 //!

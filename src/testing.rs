@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! What the components' unit tests share: the state of a simulated machine, as the window
 //! would receive it (without a profile daemon), and the one thread that may use GTK.
 

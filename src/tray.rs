@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The tray item (a StatusNotifierItem through `ksni`, shown by KDE, Xfce, Cinnamon, Budgie,
 //! and GNOME with the AppIndicator extension): the profile as its icon, with a warning
 //! variant while a finding is active; a tooltip with the profile, EPP and current frequency

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! A finding's cause in words, wherever the finding is shown (the banner's "Why?", the tray's
 //! tooltip, a notification, the shell's Quick Settings): the recorded chain behind it, newest
 //! first, each change with when, what and who, as the live plot's marks say them too.

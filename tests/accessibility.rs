@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! What a screen reader finds in Pacer's window: every control and plot on each page has a
 //! name it can speak, read from the real accessibility tree (AT-SPI, through Debian's
 //! pyatspi, as Orca reads it); and the plot's readout is reached from the keyboard alone.

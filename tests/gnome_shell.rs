@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Pacer in a real GNOME Shell (Debian's 43.9, on Xvfb): its Quick Settings extension as
 //! `shell-extension/build.py` builds it for 43, and its tray item through Debian's
 //! AppIndicator extension. The machine is one simulated laptop with the real

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The GNOME Shell extension's two builds, as far as this machine (GNOME Shell 43) can check
 //! them without a shell: both pass eslint with GNOME Shell's rules (ES modules for 45–49,
 //! scripts for 43–44); the view logic (state.js) gives the same views for the same states

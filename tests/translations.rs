@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The translations are complete and in step with the sources: `po/POTFILES.in` lists every
 //! file with a translatable string, `po/pacer.pot` holds what `build-aux/update-po.sh` extracts
 //! today, the extraction reads every Rust string as Rust means it, and each language of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The tray item against real parts: Debian's `status-notifier-watcher` and python-dbusmock's
 //! notification daemon on a private session bus, the real power-profiles-daemon and
 //! pacer-helper on a private system bus, all on one simulated laptop, Pacer started with

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Pacer's window on a real (virtual) display: it opens on the simulated laptop and stays
 //! up, each page can be reached from the keyboard and drawn (the screenshots of the README
 //! come from here), and the EPP lost behind the daemon's back (`docs/kernel.md` 2.4) makes

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! `CpuSet::parse`: range lists (`0-3,8`) and space-separated lists (`0 1 2 3`), as in
 //! `online`, `related_cpus`, `thread_siblings_list`, energy-model `cpus`.
 #![no_main]

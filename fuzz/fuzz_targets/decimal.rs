@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! `Decimal<T>::from_str` (the kernel's `%u`/`%lu`): `cpu_capacity`, `max_energy_range_uj`,
 //! `amd_pstate_prefcore_ranking`, in the widths Pacer reads them.
 #![no_main]

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! `DriverStatus::from_str`: `intel_pstate/status`, `amd_pstate/status`.
 #![no_main]
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! `EasSysctl::from_str`: `/proc/sys/kernel/sched_energy_aware` (empty, `0` or `1`).
 #![no_main]
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! `Epb::from_str`: `cpuN/power/energy_perf_bias`, 0 to 15.
 #![no_main]
 

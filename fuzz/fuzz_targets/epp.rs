@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! `Epp::from_str`: `energy_performance_preference`, a name or a raw number 0-255.
 #![no_main]
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! `Flag::from_str`: 0/1 files (`no_turbo`, `boost`, `smt/active`).
 #![no_main]
 

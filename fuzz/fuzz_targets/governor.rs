@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! `Governor::from_str`: `scaling_governor` (and each item of `scaling_available_governors`).
 #![no_main]
 

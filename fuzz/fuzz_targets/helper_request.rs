@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The helper's request validation (`pacer_helper::validate`): any request a caller can send,
 //! against the simulated machines' trees. Never panics; what it accepts is what the machine
 //! offers.

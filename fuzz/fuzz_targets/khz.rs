@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! `Khz::from_str`: every cpufreq frequency file (`scaling_max_freq`, `base_frequency`, ...).
 #![no_main]
 

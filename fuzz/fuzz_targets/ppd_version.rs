@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! `PpdVersion::parse`: the profile daemon's `Version` property (`0.30`, `0.21.1`).
 #![no_main]
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! `Probe::parse_list` as `Probe::list` uses it: `scaling_available_governors` and
 //! `energy_performance_available_preferences` (space-separated, with the kernel's trailing
 //! space), after `Probe::text` has taken off the newline; and the message about a garbled

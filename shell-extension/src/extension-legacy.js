@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The entry point for GNOME Shell 43 and 44 (legacy imports). The build installs it as
 // extension.js beside the legacy builds of ui.js and state.js.
 /* exported init */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // What Pacer's Quick Settings toggle, its menu and its panel icon show, worked out from
 // the properties of Pacer's State1 interface alone. No Shell or GObject API here: this module
 // runs unchanged in every shell the extension supports, and in the tests under plain gjs.

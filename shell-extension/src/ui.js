@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Pacer's Quick Settings toggle, its menu and its panel icon: a view of the State1 object
 // the running Pacer exports on the session bus. It follows that object by its signals only
 // (PropertiesChanged and its name's owner), and asks Pacer for every change.

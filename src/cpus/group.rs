@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! One group of the CPUs page, as a factory item: the governor and EPP selectors for a core
 //! type (or for every core), each of its policies under "Each policy", and the kernel's
 //! refusal of the last change, shown where the controls are.

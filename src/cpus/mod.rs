@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The CPUs page: policies grouped by core type, each group with a governor and an EPP
 //! selector offering only what the kernel offers, one action for a whole core type (or for
 //! every core), and each policy on its own where wanted. The kernel's refusals are

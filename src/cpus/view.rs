@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! What the CPUs page shows, as data: the selectors of every core, of each core type and of
 //! each policy, offering only what the kernel offers for all the policies they cover.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Choosing what a comparison compares: a popover with a governor and an EPP for each of up
 //! to four settings (A and B, and C and D when ticked), offering what the kernel offers.
 

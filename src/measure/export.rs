@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Exporting a result: its figures as JSON, its table as CSV, its chart as PNG.
 
 use std::path::Path;

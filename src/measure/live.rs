@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! A measurement as it runs: each trial's curve as it grows, the measured CPU's frequency,
 //! what runs now and the time left.
 

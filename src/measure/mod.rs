@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The Measure page: one button measures how fast a core of each type reaches full speed
 //! when work arrives (through pacer-helper when it is there: as root, at the highest
 //! priority, with energy), with progress and cancel; the result as the table of

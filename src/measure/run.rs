@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Running a measurement for the page: through pacer-helper when it is there (as root, at
 //! the highest priority, with energy), else in this process; a comparison through the
 //! helper, which puts the settings back.

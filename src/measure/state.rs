@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! What the Measure page holds apart from its widgets: the measurement running now and its
 //! progress, and the session's history of results.
 

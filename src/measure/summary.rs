@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! What a result means, in one sentence above its table: how fast each core type reaches
 //! 95 % of its steady throughput, and in a comparison under which setting it does so first.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The result table of the Measure page: in a comparison each setting is named once, by a
 //! letter with a legend ("A: governor performance, EPP as now"), the columns are headed by
 //! the setting's letter over the CPU, and the best setting of each core type is marked in the

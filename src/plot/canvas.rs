@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! What both plots draw directly with cairo rather than through plotters: text placed by its
 //! measured size, series markers and legends. Plotters takes only integer coordinates, knows
 //! no dash patterns and lays legends out in a fixed box; these helpers fill those gaps.

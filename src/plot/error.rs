@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Why a plot could not be drawn or saved. The window only logs these; an export reports them.
 
 use plotters::drawing::DrawingAreaErrorKind;

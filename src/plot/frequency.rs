@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The live plot: each CPU's frequency over the last minute, one colour per core type, with
 //! the policy limits (min, base, max) as dashed lines.
 //!

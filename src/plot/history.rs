@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The recent frequency of each CPU: a fixed-size ring buffer that the live plot draws from.
 //!
 //! The window samples at 10 Hz for as long as it is open, so the buffer allocates everything

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Pacer's plots: the live frequency of each CPU and the ramp-up chart, drawn with plotters
 //! and cairo, as GTK widgets and (the ramp-up chart) as PNG images.
 //!

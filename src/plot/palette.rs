@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The colours of the plots, one set for light and one for dark styles, from the GNOME HIG
 //! palette so that the plots sit well next to libadwaita widgets.
 //!

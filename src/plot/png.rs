@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The ramp-up chart as a PNG image, for export: drawn without a display (tests and tools
 //! export too), on the palette's background.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The ramp-up chart: how quickly throughput reaches its steady state after work arrives, one
 //! colour per measured setting and one line style per core type, on a logarithmic time axis
 //! from 1 ms to 1 s; while a measurement runs, each trial's curve as it grows and the measured

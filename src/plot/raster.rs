@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! A rasteriser for many thin lines that run left to right, for the live plot.
 //!
 //! Cairo strokes a minute of 16 jagged CPU lines in tens of milliseconds (its stroker and scan

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! What the live plot says about one moment, for the pointer over it or the keyboard on it:
 //! when, each core type's median and range, and the busiest CPU; and the change of the power
 //! state marked nearest to it, if one is.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The live plot's lines, kept from one frame to the next as a ring of pixel columns.
 //!
 //! Each column holds a fixed span of time (`trace::RasterMap`), and a column no longer changes

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Where a CPU's samples fall in the image of the plotting area, and the rows its line covers
 //! in each pixel column (what the `raster` then fills), for the live plot.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The plots as GTK widgets: a drawing area each, redrawn when its data or the style (light or
 //! dark) changes. Handles are cheap clones sharing one widget, so pages can keep them.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The window's frame: its keyboard shortcuts, pages that scroll within a readable width,
 //! whether anyone can see it, and the log line of its first frame.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The main window: the banner, and the Overview, CPUs, Measure and History pages under a view
 //! switcher that moves to the bottom on narrow screens. It owns the background loops that
 //! read the machine, finds the helper, and carries out the changes the pages ask for.

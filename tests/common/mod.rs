@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Pacer's window in its own X server, driven and photographed like a user would, for the
 //! tests of the window and of the tray.
 

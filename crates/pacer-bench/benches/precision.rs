@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The measurement's precision on this machine, whose frequency does not change, so every
 //! ramp must come out flat: ten runs each of a quiet CPU, a CPU that another task takes for
 //! 2 ms in every 50 (a busy desktop), and one that another task shares for the first 40 ms

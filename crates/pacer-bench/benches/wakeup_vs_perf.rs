@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Wake-up ping-pong side by side with `perf bench sched pipe` (Debian's linux-perf), on the
 //! same CPUs: both on one CPU (the same-CPU control), and across two. perf cannot pin each
 //! of its two threads to its own CPU, only confine both to a set (`taskset`), so across CPUs

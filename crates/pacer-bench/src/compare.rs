@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! A comparison: the same ramp measured under several settings, in the schema-1 JSON contract
 //! of `docs/contracts.md` 3 (`{schema, kind: "compare", columns: [{setting, result}], restored}`),
 //! and the settings themselves (`governor=schedutil,epp=power`).

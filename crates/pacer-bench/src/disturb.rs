@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! A competing task on a CPU, as a busy desktop has them: to check what a measurement makes
 //! of a machine where something else wants the CPU now and then (the precision benchmark
 //! and the live tests).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! What a run cost in energy. RAPL's package counter covers the whole run, the time other
 //! tasks had the CPU included; so the power is the package's over the run, and the measured
 //! work is charged only for the time its thread was on the CPU (the rest is the other

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Pacer's measurements: how fast a core reaches full speed when work arrives, and what
 //! waking a task on another core costs, exact enough for a patch mail; and their
 //! presentation (the table of `docs/measurement.md`) and comparisons under several settings, shared by

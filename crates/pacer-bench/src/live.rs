@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! A ramp trial watched while it runs: the measuring thread writes its samples where a
 //! watcher on another CPU can read them, and the watcher turns what is there into a curve
 //! thinned to what a chart needs (points at even steps of a logarithmic time axis), with the

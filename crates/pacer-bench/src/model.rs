@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! A ramp report from a simulated machine's model instead of a measurement: what its
 //! governor and EPP would give, in the same schema-1 report.
 

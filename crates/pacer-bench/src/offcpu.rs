@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! When the measuring thread was not running, found in its own samples: an interval between
 //! two samples far longer than its chunk of work takes at the rate around it means the thread
 //! was taken off the CPU (another task ran, or an interrupt took long). Taking those gaps out

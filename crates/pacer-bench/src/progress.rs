@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! What a long measurement reports as it goes: each trial's stage, its curve so far and the
 //! CPU's frequency, and the time left.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The ramp-up measurement: on one CPU, let it go idle, then run a serial floating-point
 //! recurrence and record (time, operations) every few microseconds into a buffer allocated
 //! beforehand. In the loop there is no allocation and no system call but the clock (vDSO).

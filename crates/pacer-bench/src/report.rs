@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Measurements over trials, in the schema-1 JSON contract (`docs/contracts.md` 3), on real
 //! CPUs or from a simulated machine's model.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! What the scheduler did around a measurement: the measuring thread's own statistics (time
 //! spent waiting to run, times it was preempted), read before and after a trial, and how quiet
 //! the CPU was before measuring began.

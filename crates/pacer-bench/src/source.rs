@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Where a ramp comes from: a simulated machine's model, or a measurement of the real CPUs.
 
 use std::sync::atomic::AtomicBool;

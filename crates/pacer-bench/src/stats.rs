@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Statistics over trials and over a sampled run.
 
 use serde::{Deserialize, Serialize};

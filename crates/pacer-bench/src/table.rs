@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The table of a ramp measurement (`docs/measurement.md` 2) as a model: column labels (setting and core) and
 //! rows of formatted figures (a row per window and figure), laid out as text by `pacerctl`,
 //! in a grid by the window, and written as CSV for export.

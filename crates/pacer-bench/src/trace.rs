@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! A sampled run of the recurrence and what it says: throughput in windows from the start as
 //! a share of steady throughput, the time to reach and stay at 95 %, and steady throughput
 //! itself (the method of `docs/measurement.md`).

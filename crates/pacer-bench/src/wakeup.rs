@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Wake-up ping-pong (`docs/measurement.md` 4, like `perf bench sched pipe`): two threads pinned
 //! on two CPUs bounce a byte through two pipes; each round trip wakes each side once.
 

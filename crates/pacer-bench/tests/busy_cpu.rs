@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Live, on this machine (whose frequency never changes, so the ramp must come out flat): the
 //! ramp measured on CPU 1 while another task wakes every 50 ms to run 2 ms there, at the same
 //! nice level. The figures must say what the core did (nothing: 100 % from the start), and

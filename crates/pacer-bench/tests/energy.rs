@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Live, on this machine's CPU 1, with a package energy counter this machine lacks: a
 //! simulated laptop's RAPL file advanced at 5 W by a thread on CPU 0, while another task takes
 //! 2 ms in every 50 of CPU 1. The power must be the package's (5 W), and the work charged only

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The snapshot of a 256-CPU machine (what `pacerctl status` reads): median time per
 //! snapshot, the CPU time it takes on all threads, and reads per file.
 //!

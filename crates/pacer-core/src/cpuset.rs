@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Sets of CPU numbers as the kernel prints them.
 //!
 //! The kernel uses two spellings: range lists (`0-3,8`, from `%*pbl`, in `online`, `present`,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Findings: where what the desktop shows and what the CPU does part ways. Each says what is
 //! wrong in one line, why in a few, and the one action that fixes it. Pacer only reports: it
 //! never re-asserts a setting on a timer, so it never fights another tool.

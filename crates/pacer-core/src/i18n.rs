@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Translation: every user-facing string goes through gettext in the `pacer` domain, with
 //! placeholders filled after translation so translators can move them.
 

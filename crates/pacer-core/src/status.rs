@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Everything `pacerctl status` and the window show at once: the machine, the profile
 //! daemon, other power managers, and the findings that follow from them.
 

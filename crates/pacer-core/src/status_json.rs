@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! `pacerctl status --json`, schema 1: the contract in `docs/contracts.md` 2. Fields may be
 //! added; the ones there keep their names and meaning, and unknown values are `null`.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Changed across suspend: settings the machine woke with that it did not go to sleep with.
 //!
 //! The helper records logind's `PrepareForSleep` as a `sleep` event on each side, taking in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Reading files under a root directory that stands for `/`, and recording what went wrong.
 //!
 //! Nothing here panics on the machine's data: a file that is missing, unreadable or garbled

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Value types for what cpufreq and friends print, each parsed strictly so that a value that
 //! exists is one the kernel could have printed. Facts: `docs/kernel.md` 1–3.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! How a recorded change reads, in the user's language: what changed, and who changed it
 //! (`pacerctl history`, the window's History page, the banner's "Why?").
 

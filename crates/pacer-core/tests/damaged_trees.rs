@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Bad roots, offline CPUs, unreadable and garbled files: clear problems, never a panic,
 //! never a guess.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Each finding kind from a machine tree and a profile state, table by table.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]

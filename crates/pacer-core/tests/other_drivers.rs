@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Drivers and core-type sources beyond the reference trees: amd-pstate in passive and guided
 //! mode, acpi-cpufreq, cppc_cpufreq, intel_pstate switched off, and Intel's LP E-cores.
 

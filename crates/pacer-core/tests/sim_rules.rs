@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The kernel's write rules on simulated machines, each row citing the behaviour it encodes
 //! (`docs/kernel.md` sections), the three-step sequence of `docs/kernel.md` 2.4, random
 //! write sequences, and the ramp calibration against the published measurements

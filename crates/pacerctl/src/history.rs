@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! `pacerctl history`: who changed the power state, from the helper's recording — what it
 //! holds (of the last `--since`), then, with `--follow`, each change as it comes, with a
 //! watch open that keeps the helper recording until interrupted.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! `pacerctl`: read (and, through the helper, control) the CPU's power state.
 //!
 //! Exit status: 0 on success, 2 for usage errors (clap's own), 1 for anything else, with a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! `pacerctl measure`: ramp-up, wake-up, and the ramp under several settings.
 
 use std::sync::atomic::AtomicBool;

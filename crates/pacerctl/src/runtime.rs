@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The async runtime that the commands talking to the bus run on, and the bus they talk on.
 
 use anyhow::Context;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! `pacerctl set` and `pacerctl fix`: changes go through pacer-helper, which asks polkit.
 
 use anyhow::{bail, Context};

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! `--simulate NAME` and `pacerctl simulate`: running on a simulated machine.
 
 use std::path::Path;

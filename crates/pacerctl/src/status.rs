@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! `pacerctl status`: the machine at a glance.
 
 use std::fmt::Write;

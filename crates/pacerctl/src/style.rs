@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Terminal colour: only on a terminal, and never when NO_COLOR is set.
 
 use std::io::IsTerminal;

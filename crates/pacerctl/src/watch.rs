@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! `pacerctl watch`: one line per change until interrupted. The profile daemon is followed by
 //! its signals; the governor and EPP files, which change behind everyone's back, by a cheap
 //! poll of those files only.

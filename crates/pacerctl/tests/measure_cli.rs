@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! `pacerctl measure`: the ramp table (`docs/measurement.md` 2) from a simulated machine's model, a real (short) run
 //! in the schema-1 contract, and a comparison through the real helper that restores the
 //! settings it changed.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! `pacerctl status` and `watch` against the real power-profiles-daemon (Debian's 0.12) on a
 //! private system bus, python-dbusmock's polkitd as polkit, and a simulated machine's tree
 //! as the daemon's sysfs (`UMOCKDEV_DIR`).

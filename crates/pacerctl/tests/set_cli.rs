@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! `pacerctl set` and `pacerctl fix` through the real helper on a private system bus, with
 //! python-dbusmock's polkitd, on a simulated machine (and with Debian's power-profiles-daemon
 //! for the profile fix).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! `--simulate NAME` and `pacerctl simulate` as a user runs them.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]

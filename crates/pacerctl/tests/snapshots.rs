@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! What `pacerctl status` prints, as text and as JSON, on every simulated machine, kept as
 //! reviewed snapshots (`tests/snapshots/`): a change in the output shows as a diff to accept
 //! with `cargo insta review` (or `INSTA_UPDATE=always cargo test`), never silently. A model

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Logical CPUs: which exist and are online, their capacity, EPB and core type
 //! (`docs/kernel.md` 4.5 for the labelling rule).
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Energy Aware Scheduling: whether it runs, and why not (`docs/kernel.md` 4).
 //!
 //! EAS runs when the kernel supports it, the sysctl allows it, capacities are asymmetric, SMT

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Policies that share their settings, grouped by core type: what a person reads first.
 
 use crate::cpuset::CpuSet;

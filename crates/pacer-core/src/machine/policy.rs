@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! One cpufreq policy: `/sys/devices/system/cpu/cpufreq/policyN/` (`docs/kernel.md` 1.2).
 //!
 //! Reading sysfs costs a few system calls per file, and a large machine has thousands, so

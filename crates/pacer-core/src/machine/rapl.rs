@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! RAPL energy counters under `/sys/class/powercap` (`docs/kernel.md` 5).
 
 use serde::Serialize;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Reading each CPU's current frequency many times a second, for a live plot.
 //!
 //! A full [`Snapshot`](super::Snapshot) reads every attribute; a plot at 10 Hz needs only

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! A simulated machine in a directory, shared by several processes: laid out once, then each
 //! write loads the state, takes in what others wrote to the files directly (the real
 //! power-profiles-daemon writes plain files), applies the kernel's rules, and lays the tree

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! How a simulated core's frequency follows load: a ramp shaped by driver, governor and EPP,
 //! calibrated on the published ramp-up measurements in `docs/measurement.md` 2 (Alder Lake,
 //! P- and E-cores): intel_pstate active with balance_performance reaches 95 % of steady throughput

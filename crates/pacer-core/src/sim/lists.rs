@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! What the kernel's files list, shared by the rules (what a write may say) and the
 //! rendering (what the files print).
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Simulated machines: models of real machine kinds that lay out a complete sysfs, procfs and
 //! debugfs tree in a directory, byte for byte as the kernel prints it (`docs/kernel.md`; the
 //! machine kinds are in its section 7).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The machine kinds Pacer simulates, modelled on the reference fixture trees
 //! (`docs/kernel.md` 7).
 

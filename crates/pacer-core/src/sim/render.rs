@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Laying a simulated machine out as files, byte for byte as the kernel prints them: the
 //! tree of files is computed in memory, then the directory is made to match it
 //! ([`super::tree`]).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! The kernel's rules for writes to a simulated machine: what each file accepts, the errno it
 //! answers otherwise, and the side effects (`docs/kernel.md`; sections cited per rule).
 //! This is the one code path for every write to a simulated machine: the helper's and the

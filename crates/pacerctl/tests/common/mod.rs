@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 //! Running `pacerctl` as a user would, away from this machine's own system bus.
 
 #![allow(dead_code, clippy::unwrap_used)]

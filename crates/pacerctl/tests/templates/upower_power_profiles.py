@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 '''A power-profile daemon on the org.freedesktop.UPower.PowerProfiles name, the API shape of
 power-profiles-daemon 0.20 and later (and of tuned-ppd and tlp-pd, which copy it), for
 python-dbusmock. Debian's python-dbusmock only has the legacy net.hadess template.
