@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Shared by the lanes that run Pacer as installed (system-test.sh, flatpak-test.sh). Sourced,
 # not run, after common.sh, with LANE_LOG naming the lane's log file; the lane defines
 # `cleanup`, which runs however it ends.
@@ -13,6 +14,19 @@ note() { printf '# %s\n' "$*"; }
 lane_t0=$(date +%s.%N)
 elapsed() { awk -v a="$lane_t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b-a}'; }
 log() { printf '[%6ss] %s\n' "$(elapsed)" "$*" >> "$LANE_LOG" 2> /dev/null; }
+
+# build_packages KIND : builds KIND's packages with build-aux/package.sh, which does nothing
+# when they are those of the project's files already; a check, or the lane's end.
+build_packages() {
+  local kind=$1 started
+  started=$(date +%s)
+  if build-aux/package.sh "$kind" >> "$LANE_LOG" 2>&1; then
+    ok "build-aux/package.sh $kind builds the packages offline ($(($(date +%s) - started)) s)"
+  else
+    tail -n 20 "$LANE_LOG" | sed 's/^/# /'
+    abort "build-aux/package.sh $kind (log: $LANE_LOG, and the build's log in target/package/)"
+  fi
+}
 
 finish() {
   # How the lane ended: `exit` alone in an EXIT trap would give the status of the command

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Pacer as installed: boots Debian 12 with systemd as PID 1 in systemd-nspawn, installs the
-# tree under test there with `meson install`, and checks the helper as a distribution ships
-# it: D-Bus activated under its real unit (seccomp, capabilities, read-only /sys), asked by
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Pacer as installed: boots Debian 12 with systemd as PID 1 in systemd-nspawn, installs
+# Pacer's Debian packages there with apt (pacer and pacer-helper, as built by
+# `build-aux/package.sh deb`), and checks the helper as a distribution ships it: D-Bus activated under its real unit (seccomp, capabilities, read-only /sys), asked by
 # real users through the real dbus-daemon (and dbus-broker) and the real polkitd, next to
 # the real power-profiles-daemon, on a simulated machine's files bound over
 # /sys/devices/system/cpu (measurements run on the real CPU 1).
@@ -10,10 +11,12 @@
 #
 # One line per check (`ok - …` / `FAIL - …`, notes start with `#`), then `N passed, N failed`;
 # the exit status is non-zero when a check failed. The Debian root is debootstrapped once and
-# kept as a zstd tarball in target/system-test (its name carries a stamp of the package list,
-# so a change of the list makes a new one); later runs unpack it in seconds. Pacer is built in
-# meson-install-check.sh's build directory (target/meson-install-check/development), set up
-# here with the same options when missing. Logs: target/system-test/*.log.
+# kept as a zstd tarball in ${XDG_CACHE_HOME:-~/.cache}/pacer/system-test (its name carries a
+# stamp of the recipe, so a change of the package list makes a new one); later runs unpack it
+# in seconds. The packages are those in target/package/, built first by package.sh (which
+# does nothing when they are those of the files here). They are installed with the
+# container booted, so that their maintainer scripts talk to its systemd, and purged at the
+# end: no file of Pacer may be left. Logs: target/system-test/*.log.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source build-aux/common.sh
@@ -24,18 +27,26 @@ source build-aux/lane.sh
 ROOT=$WORK/root
 STAGE=$WORK/stage
 MACHINE=$WORK/machine
+PACKAGE_DIR=$REPO/target/package
 CPU=$MACHINE/sys/devices/system/cpu
 MODEL=intel-hybrid
 
 # The Debian root: systemd, both buses, polkitd, Debian's power-profiles-daemon (0.12) and
 # python3-gi for its powerprofilesctl. (libpam-systemd: debootstrap does not resolve
-# polkitd's `default-logind | logind`.) Pacer's programs need only libc and libgcc_s,
-# which minbase has; the run checks that with ldd. Bump ROOTFS_LAYOUT when the way the root is
-# made changes.
-ROOTFS_PACKAGES=(systemd systemd-sysv libpam-systemd dbus dbus-broker polkitd power-profiles-daemon python3-gi)
-ROOTFS_LAYOUT=1
+# polkitd's `default-logind | logind`, nor dconf-service's `default-dbus-session-bus |
+# dbus-session-bus`, hence dbus-user-session.) pacer-helper and pacerctl need only libc and
+# libgcc_s, which minbase has; the window, in the same package as pacerctl, needs GTK 4,
+# libadwaita and a GSettings backend, which the root has beforehand: apt installs the
+# packages with no package lists (the tarball keeps none), from what is installed. Bump
+# ROOTFS_LAYOUT when the way the root is made changes.
+ROOTFS_PACKAGES=(systemd systemd-sysv libpam-systemd dbus dbus-broker polkitd power-profiles-daemon python3-gi
+  libgtk-4-1 libadwaita-1-0 dconf-gsettings-backend dbus-user-session)
+ROOTFS_LAYOUT=2
 ROOTFS_STAMP=$(printf '%s\n' "$ROOTFS_LAYOUT" "${ROOTFS_PACKAGES[@]}" | sha256sum | cut -c1-12)
-CACHE=$WORK/rootfs-bookworm-$ROOTFS_STAMP.tar.zst
+CACHE_DIR=${XDG_CACHE_HOME:-$HOME/.cache}/pacer/system-test
+CACHE=$CACHE_DIR/rootfs-bookworm-$ROOTFS_STAMP.tar.zst
+# Where the container sees target/package (bound read-only).
+DEBS=/run/pacer-packages
 
 HELPER=io.github.pacerapp.Pacer.Helper1
 HELPER_PATH=/io/github/pacerapp/Pacer/Helper1
@@ -92,14 +103,21 @@ cleanup() {
 
 lane_start "the system test boots a container with systemd-nspawn"
 
-# ---------------------------------------------------------------- host tools, Pacer built
-pacer_install_packages systemd-container debootstrap zstd jq meson >> "$WORK/system-test.log" 2>&1 ||
-  abort "installing the host tools (systemd-container debootstrap zstd jq meson)"
-pacer_ensure_rust
+# ---------------------------------------------------------------- host tools, the packages
+pacer_install_packages systemd-container debootstrap zstd jq >> "$WORK/system-test.log" 2>&1 ||
+  abort "installing the host tools (systemd-container debootstrap zstd jq)"
 log "host tools present"
 
-pacer_stage_development_build "$STAGE" "$WORK/system-test.log" || abort "building and staging Pacer (log: $WORK/system-test.log)"
-log "Pacer built and staged"
+build-aux/package.sh deb >> "$WORK/system-test.log" 2>&1 ||
+  abort "building the Debian packages with build-aux/package.sh deb (logs: $WORK/system-test.log, $PACKAGE_DIR/deb-build.log)"
+VERSION=$(dpkg-parsechangelog -l debian/changelog -S Version)
+ARCH=$(dpkg --print-architecture)
+PACER_DEB=pacer_${VERSION}_$ARCH.deb
+HELPER_DEB=pacer-helper_${VERSION}_$ARCH.deb
+# pacerctl for the host, which lays out the machine's files.
+rm -rf "$STAGE"
+dpkg-deb -x "$PACKAGE_DIR/$PACER_DEB" "$STAGE" || abort "unpacking $PACER_DEB"
+log "packages built: $PACER_DEB $HELPER_DEB"
 
 # ---------------------------------------------------------------- the Debian root
 rm -rf "$ROOT"
@@ -115,7 +133,9 @@ if [ ! -f "$CACHE" ]; then
     abort "debootstrap bookworm (log: $WORK/debootstrap.log)"
   fi
   rm -rf "$ROOT"/var/cache/apt/archives/*.deb "$ROOT"/var/lib/apt/lists/*_Packages
-  rm -f "$WORK"/rootfs-bookworm-*.tar.zst
+  # The roots of other recipes go, and those kept in target/system-test before.
+  mkdir -p "$CACHE_DIR"
+  rm -f "$CACHE_DIR"/rootfs-bookworm-*.tar.zst "$WORK"/rootfs-bookworm-*.tar.zst
   tar -C "$ROOT" --zstd -cpf "$CACHE.tmp" . && mv "$CACHE.tmp" "$CACHE" || abort "caching the root as $CACHE"
   log "debootstrap done, cached as $CACHE"
 else
@@ -124,16 +144,7 @@ else
 fi
 echo pacer-test > "$ROOT/etc/hostname"
 
-# Pacer, installed as a package would install it.
-cp -a "$STAGE/." "$ROOT/" || abort "copying the meson installation into the root"
 UNIT_FILE=$ROOT/usr/lib/systemd/system/pacer-helper.service
-[ -f "$UNIT_FILE" ] || abort "meson did not install usr/lib/systemd/system/pacer-helper.service"
-missing=$(chroot "$ROOT" ldd /usr/libexec/pacer-helper /usr/bin/pacerctl 2>&1 | grep 'not found')
-if [ -z "$missing" ]; then
-  ok "the installed pacer-helper and pacerctl find all their libraries in the Debian 12 root"
-else
-  bad "libraries missing in the root: $(echo "$missing" | tr -s ' \t\n' ' ')"
-fi
 
 # alice may do everything Pacer asks for and switch the power profile; carol may change
 # governor, EPP and boost only; bob has no rule (and no session, so no defaults either).
@@ -178,7 +189,7 @@ boot() {
     dbus-broker) ln -sf /lib/systemd/system/dbus-broker.service "$ROOT/etc/systemd/system/dbus.service" ;;
     *) rm -f "$ROOT/etc/systemd/system/dbus.service" ;;
   esac
-  local binds=(--bind="$CPU:/sys/devices/system/cpu")
+  local binds=(--bind="$CPU:/sys/devices/system/cpu" --bind-ro="$PACKAGE_DIR:$DEBS")
   [ -n "$EAS_BIND" ] && binds+=("$EAS_BIND")
   (
     # Without systemd on the host: no machined (--register=no), no scope (--keep-unit), and a
@@ -221,6 +232,116 @@ boot() {
   local bus_unit=dbus.service
   [ "$BUS_IMPL" = dbus-broker ] && bus_unit=dbus-broker.service
   check "[$BUS_IMPL] the system bus is $BUS_IMPL" inside systemctl is-active --quiet "$bus_unit"
+}
+
+# ---------------------------------------------------------------- installing, purging
+# The root's files, but those that change with any use of a system: logs, caches, apt's and
+# dpkg's records, the users' homes (the checks write there), power-profiles-daemon's state
+# (the checks switch profiles), the link that chooses the system bus (boot above), and the
+# private /var/tmp folders (PrivateTmp=) of the services running, but Pacer's.
+root_files() {
+  (cd "$ROOT" && find . -mindepth 1 \( -path ./var/log -o -path ./var/cache -o -path ./var/lib/apt \
+    -o -path ./var/lib/dpkg -o -path ./home -o -path ./var/lib/power-profiles-daemon \) -prune -o -print) |
+    grep -vx './etc/systemd/system/dbus.service' |
+    awk '!/^\.\/var\/tmp\/systemd-private-/ || /pacer/' | LC_ALL=C sort
+}
+
+# apt installs the packages in the booted container: their maintainer scripts run against its
+# systemd, as on a machine.
+install_packages() {
+  local b=$BUS_IMPL out
+  root_files > "$WORK/files-before.txt"
+  if out=$(inside env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+    "$DEBS/$HELPER_DEB" "$DEBS/$PACER_DEB" 2>&1); then
+    ok "[$b] apt installs $HELPER_DEB and $PACER_DEB (their dependencies from the root's packages)"
+  else
+    echo "$out" | tail -n 8 | sed 's/^/# /'
+    abort "[$b] apt install of $HELPER_DEB and $PACER_DEB"
+  fi
+  echo "$out" > "$WORK/apt-install.log"
+  [ -f "$UNIT_FILE" ] || abort "pacer-helper did not install /lib/systemd/system/pacer-helper.service"
+  local missing
+  missing=$(inside ldd /usr/libexec/pacer-helper /usr/bin/pacerctl /usr/bin/pacer 2>&1 | grep 'not found')
+  if [ -z "$missing" ]; then
+    ok "[$b] the installed pacer-helper, pacerctl and pacer find all their libraries in the Debian 12 root"
+  else
+    bad "[$b] libraries missing in the root: $(echo "$missing" | tr -s ' \t\n' ' ')"
+  fi
+  # D-Bus starts the helper; its unit pulls in the socket: installing starts and enables
+  # nothing.
+  local states
+  states=$(inside systemctl is-active pacer-helper.service pacer-helper-privileged.socket | tr '\n' ' ')
+  states+=$(inside systemctl is-enabled pacer-helper.service pacer-helper-privileged.socket | tr '\n' ' ')
+  if [ "$states" = "inactive inactive static disabled " ]; then
+    ok "[$b] installing starts nothing: the helper and its socket inactive, the socket not enabled"
+  else
+    bad "[$b] after installing, is-active and is-enabled of the helper and its socket: $states"
+  fi
+}
+
+# An upgrade's scripts (apt reinstalling the package runs them: prerm upgrade, postinst
+# configure VERSION) restart a running helper, which then runs the new program.
+check_upgrade() {
+  local b=$BUS_IMPL out before after
+  snapshot_call alice > /dev/null
+  before=$(helper_pid)
+  if ! out=$(inside env DEBIAN_FRONTEND=noninteractive apt-get install -y --reinstall "$DEBS/$HELPER_DEB" 2>&1); then
+    echo "$out" | tail -n 8 | sed 's/^/# /'
+    bad "[$b] apt install --reinstall $HELPER_DEB"
+    return
+  fi
+  echo "$out" > "$WORK/apt-reinstall.log"
+  after=$(helper_pid)
+  if [ "$before" != 0 ] && helper_active && [ "$after" != "$before" ] && snapshot_call alice > /dev/null; then
+    ok "[$b] reinstalling pacer-helper (an upgrade's scripts) restarts the running helper (pid $before, then $after), which answers"
+  else
+    bad "[$b] after reinstalling pacer-helper: helper $(inside systemctl is-active pacer-helper.service), pid $before, then $after"
+  fi
+}
+
+# apt purges the packages with the helper running: its prerm stops it, and nothing of Pacer
+# stays, in the root's files or in /run.
+purge_packages() {
+  local b=$BUS_IMPL out left
+  snapshot_call alice > /dev/null
+  helper_active || note "[$b] the helper did not start before the purge"
+  if out=$(inside env DEBIAN_FRONTEND=noninteractive apt-get purge -y pacer pacer-helper 2>&1); then
+    ok "[$b] apt purges pacer and pacer-helper"
+  else
+    echo "$out" | tail -n 8 | sed 's/^/# /'
+    bad "[$b] apt purge pacer pacer-helper"
+  fi
+  echo "$out" > "$WORK/apt-purge.log"
+  if helper_inactive && [ -z "$(container_pids pacer-helper)" ] &&
+    [ -z "$(inside systemctl list-units --all --no-legend 'pacer*' | grep -v 'not-found')" ]; then
+    ok "[$b] the purge stopped the running helper; no unit of Pacer is loaded"
+  else
+    bad "[$b] after the purge: pacer-helper $(inside systemctl is-active pacer-helper.service), processes '$(container_pids pacer-helper | tr '\n' ' ')', units: $(inside systemctl list-units --all --no-legend 'pacer*' | tr -s ' \n' ' ')"
+  fi
+  # systemd leaves the socket's node when it stops the socket (RemoveOnStop= is off).
+  left=$(inside sh -c 'ls -d /run/pacer-helper* 2> /dev/null' | grep -vx /run/pacer-helper-privileged.socket)
+  if [ -z "$left" ]; then
+    ok "[$b] nothing of the helper is left in /run (its preserved runtime directory removed)"
+  else
+    bad "[$b] left in /run after the purge: $left"
+  fi
+  if inside test -S /run/pacer-helper-privileged.socket; then
+    note "gap: the socket's node /run/pacer-helper-privileged.socket stays until reboot (RemoveOnStop=yes in data/pacer-helper-privileged.socket would remove it)"
+  fi
+  root_files > "$WORK/files-after.txt"
+}
+
+# The root's files after the purge as before the packages came (both listed in the booted
+# container).
+check_nothing_left() {
+  local left
+  left=$(diff "$WORK/files-before.txt" "$WORK/files-after.txt" | grep '^[<>]')
+  if [ -z "$left" ]; then
+    ok "the purge left no file behind: the root's files are those before the installation ($(wc -l < "$WORK/files-before.txt") paths, but logs, caches, apt's and dpkg's records and homes)"
+  else
+    bad "the root's files after the purge differ from those before the installation (< before, > after):"
+    echo "$left" | head -n 40 | sed 's/^/#   /'
+  fi
 }
 
 # ---------------------------------------------------------------- helpers for the checks
@@ -300,7 +421,7 @@ idle_dropin() { # idle_dropin SECONDS|off: a runtime drop-in that shortens the i
     inside rm -rf "$dir"
   else
     inside mkdir -p "$dir"
-    printf '[Service]\nExecStart=\nExecStart=/usr/libexec/pacer-helper --idle-timeout %s\n' "$1" |
+    printf '[Service]\nExecStart=\nExecStart=/usr/libexec/pacer-helper --privileged-socket /run/pacer-helper-privileged.socket --idle-timeout %s\n' "$1" |
       inside tee "$dir/50-system-test-idle.conf" > /dev/null
   fi
   inside systemctl daemon-reload
@@ -721,9 +842,22 @@ check_history() {
   as_user alice sh -c "exec pacerctl history --follow --json > $HISTORY_OUT 2> $HISTORY_OUT.err" &
   follower=$!
   if wait_history 10 '.setting == "recording" and .new == "started"'; then
-    ok "[$b] alice's pacerctl history --follow opens a watch: the helper records under its unit (fanotify allowed by its seccomp filter)"
+    ok "[$b] alice's pacerctl history --follow opens a watch: the helper records under its unit, in a fanotify group the privileged step made"
   else
-    bad "[$b] no recording started: $(inside cat "$HISTORY_OUT.err" 2> /dev/null | tr '\n' ' ' | cut -c1-200); helper: $(helper_log | tail -n 3 | tr '\n' ' ')"
+    bad "[$b] no recording started: $(inside cat "$HISTORY_OUT.err" 2> /dev/null | tr '\n' ' ' | cut -c1-200); helper: $(helper_log | tail -n 3 | tr '\n' ' '); step: $(inside journalctl -q -b -u 'pacer-helper-privileged@*' --no-pager -o cat 2> /dev/null | tail -n 3 | tr '\n' ' ')"
+  fi
+  # Recording, the helper holds no CAP_SYS_ADMIN: the step that made its group is gone.
+  local status admin=$((1 << 21)) held="" set
+  status=$(inside cat "/proc/$(helper_pid)/status" 2> /dev/null)
+  for set in CapEff CapPrm CapBnd; do
+    (( 0x$(awk -v s="$set:" '$1==s{print $2}' <<< "$status") & admin )) && held="$held $set"
+  done
+  if [ -n "$status" ] && [ -z "$held" ] &&
+    [ "$(inside systemctl is-active pacer-helper-privileged.socket)" = active ] &&
+    [ -z "$(inside systemctl list-units --no-legend --state=active 'pacer-helper-privileged@*')" ]; then
+    ok "[$b] recording, the helper holds no CAP_SYS_ADMIN ($(grep -E '^Cap(Eff|Prm|Bnd)' <<< "$status" | tr -s '\t\n' ' ')); no privileged step stays running"
+  else
+    bad "[$b] CAP_SYS_ADMIN in the helper's${held:- (none)} sets, or a step still running: $(inside systemctl list-units --no-legend 'pacer-helper-privileged*' | tr '\n' ' ')"
   fi
   # A service of its own writes a governor, as TLP would.
   governor=$(cat "$CPU/cpufreq/policy3/scaling_governor")
@@ -774,6 +908,7 @@ if [ -z "$EAS_BIND" ]; then
   note "not bound: /proc/sys/kernel/sched_energy_aware ($( [ -f /proc/sys/kernel/sched_energy_aware ] && echo "the $MODEL model has none" || echo "this kernel has none to bind over"))"
 fi
 boot dbus-daemon
+install_packages
 check_activation
 check_settings
 check_language
@@ -791,4 +926,7 @@ boot dbus-broker
 check_activation
 check_settings
 check_idle quick
+check_upgrade
+purge_packages
 stop_container
+check_nothing_left

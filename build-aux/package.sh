@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Builds Pacer's packages into target/package/, from a source tree that builds offline: the
+# project's files (tracked, or new and not ignored) and every crate of Cargo.lock vendored
+# beside them (`cargo vendor`, the only step that needs crates.io), so that the package build
+# itself never reaches the network, as a distribution's builders do not.
+#
+#   build-aux/package.sh deb      the Debian packages (dpkg-buildpackage, debian/)
+#   build-aux/package.sh sysext   the systemd system extension target/package/pacer.raw
+#   build-aux/package.sh rpm      the RPM packages (rpmbuild -bb, pacer.spec)
+#
+# The vendored crates are put into the build tree, never into the repository.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+source build-aux/common.sh
+
+PACKAGE_DIR=$PWD/target/package
+VERSION=$(sed -n "s/^  version: '\(.*\)',$/\1/p" meson.build)
+[ -n "$VERSION" ] || { pacer_say "no version in meson.build"; exit 1; }
+
+# pacer_project_files : the project's files (tracked, or new and not ignored) that exist,
+# NUL-separated: what a package is built from.
+pacer_project_files() {
+  local file
+  git ls-files -z --cached --others --exclude-standard |
+    while IFS= read -r -d '' file; do
+      if [ -e "$file" ] || [ -L "$file" ]; then printf '%s\0' "$file"; fi
+    done
+}
+
+# pacer_package_source DIR : DIR becomes Pacer's source tree, with the crates vendored in
+# DIR/cargo-vendor and DIR/.cargo/config.toml telling cargo to use them and nothing else.
+pacer_package_source() {
+  local dir=$1
+  rm -rf "$dir"
+  mkdir -p "$dir"
+  pacer_project_files | tar --null --files-from=- -cf - | tar -C "$dir" -xf -
+  cargo vendor --quiet --locked --versioned-dirs --manifest-path "$dir/Cargo.toml" \
+    "$dir/cargo-vendor" > /dev/null
+  mkdir -p "$dir/.cargo"
+  # A relative directory in a cargo configuration is taken from the folder above .cargo/.
+  cat > "$dir/.cargo/config.toml" << 'CONFIG'
+[source.crates-io]
+replace-with = "vendored-sources"
+
+[source.vendored-sources]
+directory = "cargo-vendor"
+
+[net]
+offline = true
+CONFIG
+}
+
+# pacer_package_cargo_target : prints cargo's target directory for builds of this kind of
+# package, kept outside the checkout between builds, so that the crates of Cargo.lock are
+# compiled once and a build after a change compiles only Pacer's own crates. One for each
+# kind: their builds differ in C flags and features, and a shared one was rebuilt by each in
+# turn. A new Cargo.lock or toolchain starts a new one, and the others go. Prints nothing with
+# PACER_PACKAGE_CACHE=0 (a build from nothing).
+pacer_package_cargo_target() {
+  [ "${PACER_PACKAGE_CACHE:-1}" != 0 ] || return 0
+  local root=${XDG_CACHE_HOME:-$HOME/.cache}/pacer/package-cargo-target/$kind key
+  key=$( (cat Cargo.lock; rustc -vV) | sha256sum | cut -c1-16)
+  mkdir -p "$root/$key"
+  find "$root" -mindepth 1 -maxdepth 1 ! -name "$key" -exec rm -rf {} +
+  echo "$root/$key"
+}
+
+# pacer_package_stamp : what a kind's packages are made of: every file of the project, the
+# toolchain, and the environment variables that change cargo's release profile.
+pacer_package_stamp() {
+  pacer_project_files | sort -z | xargs -0 -r sha256sum
+  rustc -vV
+  env | grep '^CARGO_PROFILE_RELEASE_' | sort || true
+}
+
+kind=${1:-}
+case "$kind" in
+  deb | sysext | rpm) ;;
+  *)
+    pacer_say "usage: build-aux/package.sh deb|sysext|rpm"
+    exit 2
+    ;;
+esac
+pacer_ensure_rust
+mkdir -p "$PACKAGE_DIR"
+# PACER_PACKAGE_FAST=1 (the test lanes): the release profile without its fat LTO and single
+# codegen unit, which take most of a build's time on few processors; the same files in the
+# same places, larger and a little slower.
+if [ "${PACER_PACKAGE_FAST:-0}" = 1 ]; then
+  export CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16
+fi
+
+# One build of a kind at a time (two lanes may ask at once): the second waits, then finds the
+# packages up to date.
+exec {package_lock}> "$PACKAGE_DIR/$kind.lock"
+if ! flock --nonblock "$package_lock"; then
+  pacer_say "waiting for the $kind build running beside this one"
+  flock "$package_lock"
+fi
+
+# Nothing to do when the packages of the same files are there already (PACER_PACKAGE_FORCE=1
+# builds anyway). KIND.stamp: the stamp, then the files the build made, one a line.
+stamp_file=$PACKAGE_DIR/$kind.stamp
+stamp=$(pacer_package_stamp | sha256sum | cut -d' ' -f1)
+if [ "${PACER_PACKAGE_FORCE:-0}" != 1 ] && [ "$(head -n 1 "$stamp_file" 2> /dev/null)" = "$stamp" ] &&
+  tail -n +2 "$stamp_file" | (cd "$PACKAGE_DIR" && xargs -r -d '\n' ls > /dev/null 2>&1); then
+  pacer_say "the $kind packages in $PACKAGE_DIR are up to date"
+  exit 0
+fi
+rm -f "$stamp_file"
+# Each kind's script builds its packages into PACKAGE_DIR and names them in PACKAGE_OUTPUTS.
+PACKAGE_OUTPUTS=()
+source "build-aux/package-$kind.sh"
+printf '%s\n' "$stamp" "${PACKAGE_OUTPUTS[@]}" > "$stamp_file"
