@@ -318,15 +318,12 @@ purge_packages() {
   else
     bad "[$b] after the purge: pacer-helper $(inside systemctl is-active pacer-helper.service), processes '$(container_pids pacer-helper | tr '\n' ' ')', units: $(inside systemctl list-units --all --no-legend 'pacer*' | tr -s ' \n' ' ')"
   fi
-  # systemd leaves the socket's node when it stops the socket (RemoveOnStop= is off).
-  left=$(inside sh -c 'ls -d /run/pacer-helper* 2> /dev/null' | grep -vx /run/pacer-helper-privileged.socket)
+  # The privileged step's socket node too: its unit removes it when stopped (RemoveOnStop=).
+  left=$(inside sh -c 'ls -d /run/pacer-helper* 2> /dev/null')
   if [ -z "$left" ]; then
-    ok "[$b] nothing of the helper is left in /run (its preserved runtime directory removed)"
+    ok "[$b] nothing of the helper is left in /run (its preserved runtime directory and the privileged step's socket removed)"
   else
     bad "[$b] left in /run after the purge: $left"
-  fi
-  if inside test -S /run/pacer-helper-privileged.socket; then
-    note "gap: the socket's node /run/pacer-helper-privileged.socket stays until reboot (RemoveOnStop=yes in data/pacer-helper-privileged.socket would remove it)"
   fi
   root_files > "$WORK/files-after.txt"
 }

@@ -173,6 +173,7 @@ fn the_privileged_step_holds_cap_sys_admin_alone_for_root_s_helper() {
         "SocketUser=root\n",
         "SocketMode=0600\n",
         "Accept=yes\n",
+        "RemoveOnStop=yes\n",
     ];
     has_all(&socket, needed);
     let step = std::fs::read_to_string(data("pacer-helper-privileged@.service.in")).unwrap();
