@@ -4,9 +4,10 @@
 # which gives PACKAGE_DIR and VERSION.
 #
 # Source0 is the offline source tree (the project's files, every crate vendored, cargo told to
-# use them alone) as pacer-VERSION.tar.gz; rpmbuild builds it in target/package/rpm/rpmbuild
-# with --nodeps, since the BuildRequires name Fedora's packages, not this machine's (here
-# Debian's, installed below). The whole workspace is built in release, the window included.
+# use them alone) as pacer-VERSION.tar.gz; rpmbuild takes it from target/package/rpm/rpmbuild
+# and builds it in the kind's build folder (pacer_package_build_dir), with --nodeps, since the
+# BuildRequires name Fedora's packages, not this machine's (here Debian's, installed below).
+# The whole workspace is built in release, the window included.
 #
 # Cargo's target directory is kept between builds (pacer_package_cargo_target in
 # build-aux/package.sh), through pacer.spec's pacer_cargo_target hook, which distribution
@@ -51,6 +52,9 @@ rpm_defines=(
   --define "__brp_compress /bin/bash %{_rpmconfigdir}/brp-compress %{?_prefix}"
   --define "_binary_payload w19.zstdio"
 )
+# Unpacked and built in the kind's build folder (pacer_package_build_dir), where cargo's kept
+# target directory is of use.
+rpm_defines+=(--define "_builddir $(pacer_package_build_dir)")
 cache=$(pacer_package_cargo_target)
 if [ -n "$cache" ]; then
   rpm_defines+=(--define "pacer_cargo_target $cache")

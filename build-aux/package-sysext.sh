@@ -55,16 +55,18 @@ mkdir -p "$SYSEXT_WORK"
 : > "$SYSEXT_LOG"
 sysext_started=$(date +%s)
 
+# The source tree and meson's build directory in the kind's build folder.
+sysext_source=$(pacer_package_build_dir)/source
 pacer_say "sysext: making the offline source tree"
-pacer_package_source "$SYSEXT_WORK/source"
+pacer_package_source "$sysext_source"
 
 # The build directory is inside the source tree: cargo finds its configuration (the vendored
 # crates, offline) by looking up from the directory it runs in, which meson makes the build
 # directory. An empty CARGO_HOME shows that nothing comes from ~/.cargo's registry either.
-build=$SYSEXT_WORK/source/_build
+build=$sysext_source/_build
 export CARGO_HOME=$SYSEXT_WORK/cargo-home
 pacer_say "sysext: building pacer-helper and pacerctl in release (log: $SYSEXT_LOG)"
-meson setup "$build" "$SYSEXT_WORK/source" \
+meson setup "$build" "$sysext_source" \
   --prefix=/usr --libexecdir=libexec --buildtype=plain \
   -Dprofile=default -Dgui=false -Dhelper=true -Dshell-extension=false \
   -Dsystemdsystemunitdir=/usr/lib/systemd/system >> "$SYSEXT_LOG" 2>&1 ||

@@ -15,6 +15,8 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source build-aux/common.sh
 
 PACKAGE_DIR=$PWD/target/package
+# What package builds keep between runs, for every checkout of the project on this machine.
+PACKAGE_CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/pacer/package
 VERSION=$(sed -n "s/^  version: '\(.*\)',$/\1/p" meson.build)
 [ -n "$VERSION" ] || { pacer_say "no version in meson.build"; exit 1; }
 
@@ -51,6 +53,19 @@ offline = true
 CONFIG
 }
 
+# pacer_package_build_dir : prints the folder where builds of this kind of package make their
+# offline source tree and build it: the same folder whichever checkout asks, outside all of
+# them (target/package/KIND-build with PACER_PACKAGE_CACHE=0). Cargo's kept target directory
+# (below) is of use only to sources at the same path: a crate's fingerprint holds the path of
+# its source files, so a tree made inside each clone compiled every crate again.
+pacer_package_build_dir() {
+  if [ "${PACER_PACKAGE_CACHE:-1}" = 0 ]; then
+    echo "$PACKAGE_DIR/$kind-build"
+  else
+    echo "$PACKAGE_CACHE/build/$kind"
+  fi
+}
+
 # pacer_package_cargo_target : prints cargo's target directory for builds of this kind of
 # package, kept outside the checkout between builds, so that the crates of Cargo.lock are
 # compiled once and a build after a change compiles only Pacer's own crates. One for each
@@ -59,7 +74,7 @@ CONFIG
 # PACER_PACKAGE_CACHE=0 (a build from nothing).
 pacer_package_cargo_target() {
   [ "${PACER_PACKAGE_CACHE:-1}" != 0 ] || return 0
-  local root=${XDG_CACHE_HOME:-$HOME/.cache}/pacer/package-cargo-target/$kind key
+  local root=$PACKAGE_CACHE/cargo-target/$kind key
   key=$( (cat Cargo.lock; rustc -vV) | sha256sum | cut -c1-16)
   mkdir -p "$root/$key"
   find "$root" -mindepth 1 -maxdepth 1 ! -name "$key" -exec rm -rf {} +
@@ -91,9 +106,10 @@ if [ "${PACER_PACKAGE_FAST:-0}" = 1 ]; then
   export CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16
 fi
 
-# One build of a kind at a time (two lanes may ask at once): the second waits, then finds the
-# packages up to date.
-exec {package_lock}> "$PACKAGE_DIR/$kind.lock"
+# One build of a kind at a time (two lanes, or two checkouts, may ask at once: they share the
+# kind's build folder): the second waits, then finds its packages up to date or builds them.
+mkdir -p "$PACKAGE_CACHE"
+exec {package_lock}> "$PACKAGE_CACHE/$kind.lock"
 if ! flock --nonblock "$package_lock"; then
   pacer_say "waiting for the $kind build running beside this one"
   flock "$package_lock"
