@@ -1,38 +1,129 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-3.0-or-later
-# Installs what is missing, then runs every check and the whole test suite: formatting,
+# Installs what is missing, then runs the whole test suite, lane by lane: formatting and
 # clippy, the meson install check, the packages users install (Debian's, with lintian and
 # their contents; the system extension, merged; the RPMs), Pacer as installed (the .debs in a
-# booted Debian 12, the Flatpak in its sandbox), fuzzing, cargo test.
-set -euo pipefail
+# booted Debian 12, the Flatpak in its sandbox), fuzzing, cargo test. It ends with each lane's
+# `N passed, M failed` and the total; the exit status is non-zero when any lane failed. A
+# failed lane does not stop the ones after it.
+#
+#   build-aux/test.sh                 every lane
+#   build-aux/test.sh --lane NAME     one lane (again for more: --lane deb --lane system)
+#   build-aux/test.sh --list          the lanes' names, with what each runs
+set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source build-aux/common.sh
 
-pacer_install_packages "${PACER_BUILD_PACKAGES[@]}" "${PACER_TEST_PACKAGES[@]}"
-pacer_unpack_ppd
-pacer_ensure_rust
+# The lanes in the order they run: name, then what it runs.
+LANES=(
+  lint "cargo fmt --check and cargo clippy -D warnings"
+  install "build-aux/meson-install-check.sh: meson installs what a distribution would"
+  deb "build-aux/package-test.sh: the Debian packages, lintian, their files"
+  sysext "build-aux/sysext-test.sh: the system extension, merged, its helper activated"
+  rpm "build-aux/rpm-test.sh: the RPM spec, built, installed into a scratch root"
+  system "build-aux/system-test.sh: the .debs installed with apt in a booted Debian 12"
+  flatpak "build-aux/flatpak-test.sh: the Flatpak in its sandbox with the host's helper"
+  fuzz "build-aux/fuzz.sh: every fuzz target over its corpus"
+  cargo "cargo test of the whole workspace, under Xvfb"
+)
 
-pacer_say "cargo fmt --check"
-cargo fmt --all --check
-pacer_say "cargo clippy"
-cargo clippy --locked --workspace --all-targets -- -D warnings
+lane_names() { for ((i = 0; i < ${#LANES[@]}; i += 2)); do echo "${LANES[i]}"; done; }
 
-# Meson builds and installs everything as a distribution would, into a staging directory:
-# the data files pass their validators and the installed files are build-aux/expected-install.txt.
-pacer_say "meson install check"
-build-aux/meson-install-check.sh
-# The packages, built offline from vendored crates into target/package/, each checked as its
-# tools check it and against its list of files (build-aux/packages/); the system test
-# installs the .debs. They are built without the release profile's fat LTO here (the same
-# files, in a fraction of the time on two processors: build-aux/package.sh).
+chosen=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --list)
+      for ((i = 0; i < ${#LANES[@]}; i += 2)); do printf '%-8s %s\n' "${LANES[i]}" "${LANES[i + 1]}"; done
+      exit 0
+      ;;
+    --lane)
+      [ $# -ge 2 ] || { pacer_say "test.sh: --lane needs a name (--list names them)"; exit 2; }
+      lane_names | grep -qx -- "$2" ||
+        { pacer_say "test.sh: no lane '$2'; the lanes: $(lane_names | tr '\n' ' ')"; exit 2; }
+      chosen+=("$2")
+      shift 2
+      ;;
+    -h | --help) sed -n '2,12p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) pacer_say "test.sh: unknown argument '$1' (--lane NAME, --list)"; exit 2 ;;
+  esac
+done
+[ ${#chosen[@]} -gt 0 ] || mapfile -t chosen < <(lane_names)
+
+pacer_install_packages "${PACER_BUILD_PACKAGES[@]}" "${PACER_TEST_PACKAGES[@]}" || exit 1
+pacer_unpack_ppd || exit 1
+pacer_ensure_rust || exit 1
+
+# The packages are built without the release profile's fat LTO here (the same files, in a
+# fraction of the time on two processors: build-aux/package.sh).
 export PACER_PACKAGE_FAST=1
-build-aux/package-test.sh
-build-aux/sysext-test.sh
-build-aux/rpm-test.sh
-build-aux/system-test.sh
-build-aux/flatpak-test.sh
 
-build-aux/fuzz.sh
-# Under Xvfb, so that the GUI's unit tests can make widgets (the window tests start their own
-# X server too); the cairo renderer, as everywhere under Xvfb.
-GSK_RENDERER=cairo xvfb-run -a cargo test --locked --workspace --no-fail-fast
+# Each lane prints its checks; its counts come from its own `N passed, M failed` line, or
+# from what it prints per check where it has none (lint_lane, fuzz's `no crash` lines,
+# cargo's `test result:` lines). A lane that fails without a count counts one failure.
+lint_lane() {
+  local passed=0 failed=0
+  pacer_say "cargo fmt --check"
+  if cargo fmt --all --check; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+  pacer_say "cargo clippy"
+  if cargo clippy --locked --workspace --all-targets -- -D warnings; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+  fi
+  printf '%s passed, %s failed\n' "$passed" "$failed"
+  [ "$failed" = 0 ]
+}
+run_lane() {
+  case "$1" in
+    lint) lint_lane ;;
+    install) build-aux/meson-install-check.sh ;;
+    deb) build-aux/package-test.sh ;;
+    sysext) build-aux/sysext-test.sh ;;
+    rpm) build-aux/rpm-test.sh ;;
+    system) build-aux/system-test.sh ;;
+    flatpak) build-aux/flatpak-test.sh ;;
+    fuzz) build-aux/fuzz.sh ;;
+    # Under Xvfb, so that the GUI's unit tests can make widgets (the window tests start their
+    # own X server too); the cairo renderer, as everywhere under Xvfb.
+    cargo) GSK_RENDERER=cairo xvfb-run -a cargo test --locked --workspace --no-fail-fast ;;
+  esac
+}
+# lane_counts LOG STATUS : prints "PASSED FAILED" for a lane's output.
+lane_counts() {
+  local log=$1 status=$2 counted
+  counted=$(sed -n 's/^\([0-9][0-9]*\) passed, \([0-9][0-9]*\) failed$/\1 \2/p' "$log" | tail -n 1)
+  if [ -z "$counted" ]; then
+    counted=$(awk '/^test result: /{p += $4; f += $6} END {if (NR && p + f) print p, f}' "$log")
+  fi
+  if [ -z "$counted" ]; then
+    counted="$(grep -cE '^pacer: (fuzz [a-z_]+: .*no crash|meson install \()' "$log") 0"
+  fi
+  # A lane that failed beyond what it counted (a build, a set-up step) fails once more.
+  if [ "$status" != 0 ] && [ "${counted#* }" = 0 ]; then
+    counted="${counted% *} 1"
+  fi
+  echo "$counted"
+}
+
+logs=$(mktemp -d)
+trap 'rm -rf "$logs"' EXIT
+summary=()
+total_passed=0
+total_failed=0
+for lane in "${chosen[@]}"; do
+  pacer_say "lane $lane"
+  started=$(date +%s)
+  run_lane "$lane" 2>&1 | tee "$logs/$lane.log"
+  status=${PIPESTATUS[0]}
+  read -r passed failed < <(lane_counts "$logs/$lane.log" "$status")
+  total_passed=$((total_passed + passed))
+  total_failed=$((total_failed + failed))
+  summary+=("$(printf '%-8s %4s passed, %s failed (%s s)' "$lane" "$passed" "$failed" \
+    "$(($(date +%s) - started))")")
+done
+
+echo
+echo "Test summary"
+printf '%s\n' "${summary[@]}"
+printf '%-8s %4s passed, %s failed\n' all "$total_passed" "$total_failed"
+[ "$total_failed" = 0 ]
