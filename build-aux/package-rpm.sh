@@ -37,7 +37,8 @@ rpm_started=$(date +%s)
 pacer_say "rpm: making Source0 (the offline source tree)"
 pacer_package_source "$RPM_WORK/pacer-$VERSION"
 export SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2> /dev/null || date +%s)}
-tar -C "$RPM_WORK" --sort=name --owner=0 --group=0 --numeric-owner --mtime="@$SOURCE_DATE_EPOCH" \
+# The files keep their dates in the tarball (pacer_package_source says why).
+tar -C "$RPM_WORK" --sort=name --owner=0 --group=0 --numeric-owner \
   -cf - "pacer-$VERSION" | gzip -n -6 > "$RPM_TOP/SOURCES/pacer-$VERSION.tar.gz"
 rm -rf "${RPM_WORK:?}/pacer-$VERSION"
 cp pacer.spec "$RPM_TOP/SPECS/pacer.spec"

@@ -32,11 +32,16 @@ pacer_project_files() {
 
 # pacer_package_source DIR : DIR becomes Pacer's source tree, with the crates vendored in
 # DIR/cargo-vendor and DIR/.cargo/config.toml telling cargo to use them and nothing else.
+# The project's files are dated now (tar --touch): cargo decides by date whether Pacer's own
+# crates changed, and the build folder and cargo's target directory are shared by every
+# checkout (pacer_package_build_dir), so files dated by their clone could be taken for older
+# than a build of another checkout's. The vendored crates keep their published dates, which
+# do not change with their contents' version.
 pacer_package_source() {
   local dir=$1
   rm -rf "$dir"
   mkdir -p "$dir"
-  pacer_project_files | tar --null --files-from=- -cf - | tar -C "$dir" -xf -
+  pacer_project_files | tar --null --files-from=- -cf - | tar -C "$dir" --touch -xf -
   cargo vendor --quiet --locked --versioned-dirs --manifest-path "$dir/Cargo.toml" \
     "$dir/cargo-vendor" > /dev/null
   mkdir -p "$dir/.cargo"
