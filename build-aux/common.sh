@@ -107,6 +107,17 @@ pacer_unpack_package() {
   printf '%s\n' "$dest$program"
 }
 
+# pacer_cargo_cache NAME FILE : prints ~/.cache/pacer/NAME/KEY, a cargo target directory kept
+# outside the checkout for builds of FILE (a Cargo.lock) with this toolchain, KEY their hash,
+# made if missing. NAME's folders for other locks or toolchains go: nothing would use them.
+pacer_cargo_cache() {
+  local root=${XDG_CACHE_HOME:-$HOME/.cache}/pacer/$1 key
+  key=$( (cat "$2"; rustc -vV) | sha256sum | cut -c1-16)
+  mkdir -p "$root/$key"
+  find "$root" -mindepth 1 -maxdepth 1 ! -name "$key" -exec rm -rf {} +
+  echo "$root/$key"
+}
+
 # pacer_unpack_ppd : Debian's power-profiles-daemon for the tests, as $PACER_PPD. Installing
 # it would make it this machine's profile daemon (and apt would remove TLP or tuned, which
 # conflict with it).

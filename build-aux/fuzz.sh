@@ -57,11 +57,8 @@ fi
 # clone compiles only the fuzz targets and pacer-core, not libFuzzer's C++ and the crates
 # again (three minutes on two processors).
 host=$(rustc -vV | sed -n 's/^host: //p')
-fuzz_targets=${XDG_CACHE_HOME:-$HOME/.cache}/pacer/fuzz-target
-fuzz_key=$( (cat fuzz/Cargo.lock; rustc -vV) | sha256sum | cut -c1-16)
-mkdir -p "$fuzz_targets/$fuzz_key"
-find "$fuzz_targets" -mindepth 1 -maxdepth 1 ! -name "$fuzz_key" -exec rm -rf {} +
-export CARGO_TARGET_DIR="$fuzz_targets/$fuzz_key"
+CARGO_TARGET_DIR=$(pacer_cargo_cache fuzz-target fuzz/Cargo.lock)
+export CARGO_TARGET_DIR
 unset CARGO_ENCODED_RUSTFLAGS
 export RUSTFLAGS="-Cpasses=sancov-module -Cllvm-args=-sanitizer-coverage-level=4 \
 -Cllvm-args=-sanitizer-coverage-inline-8bit-counters -Cllvm-args=-sanitizer-coverage-pc-table \

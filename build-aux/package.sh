@@ -79,11 +79,7 @@ pacer_package_build_dir() {
 # PACER_PACKAGE_CACHE=0 (a build from nothing).
 pacer_package_cargo_target() {
   [ "${PACER_PACKAGE_CACHE:-1}" != 0 ] || return 0
-  local root=$PACKAGE_CACHE/cargo-target/$kind key
-  key=$( (cat Cargo.lock; rustc -vV) | sha256sum | cut -c1-16)
-  mkdir -p "$root/$key"
-  find "$root" -mindepth 1 -maxdepth 1 ! -name "$key" -exec rm -rf {} +
-  echo "$root/$key"
+  pacer_cargo_cache "package/cargo-target/$kind" Cargo.lock
 }
 
 # pacer_package_stamp : what a kind's packages are made of: every file of the project, the
