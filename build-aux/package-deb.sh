@@ -46,11 +46,8 @@ export PACER_CARGO_TARGET_DIR
 export RUSTUP_HOME=${RUSTUP_HOME:-$HOME/.rustup} CARGO_HOME=${CARGO_HOME:-$HOME/.cargo}
 
 pacer_say "building the Debian packages (dpkg-buildpackage; log: $deb_log)"
-if ! (cd "$deb_source" && dpkg-buildpackage -us -uc -b) > "$deb_log" 2>&1; then
-  tail -n 40 "$deb_log" >&2
-  pacer_say "dpkg-buildpackage failed (log: $deb_log)"
-  exit 1
-fi
+(cd "$deb_source" && dpkg-buildpackage -us -uc -b) > "$deb_log" 2>&1 ||
+  pacer_package_failed "$deb_log" dpkg-buildpackage
 
 rm -f "$PACKAGE_DIR"/*.deb "$PACKAGE_DIR"/pacer_*.buildinfo "$PACKAGE_DIR"/pacer_*.changes
 mv "$deb_build"/*.deb "$deb_build"/pacer_*.buildinfo "$deb_build"/pacer_*.changes "$PACKAGE_DIR/"

@@ -62,11 +62,8 @@ if [ -n "$cache" ]; then
 fi
 
 pacer_say "rpm: rpmbuild -bb (log: $RPM_LOG)"
-if ! rpmbuild -bb --nodeps "${rpm_defines[@]}" "$RPM_TOP/SPECS/pacer.spec" > "$RPM_LOG" 2>&1; then
-  tail -n 30 "$RPM_LOG" >&2
-  pacer_say "rpm: rpmbuild failed (log: $RPM_LOG)"
-  exit 1
-fi
+rpmbuild -bb --nodeps "${rpm_defines[@]}" "$RPM_TOP/SPECS/pacer.spec" > "$RPM_LOG" 2>&1 ||
+  pacer_package_failed "$RPM_LOG" "rpm: rpmbuild"
 for rpm_file in "$PACKAGE_DIR"/*.rpm; do
   pacer_say "rpm: $rpm_file ($(du -h --apparent-size "$rpm_file" | cut -f1))"
   PACKAGE_OUTPUTS+=("$(basename "$rpm_file")")

@@ -70,23 +70,20 @@ meson setup "$build" "$sysext_source" \
   --prefix=/usr --libexecdir=libexec --buildtype=plain \
   -Dprofile=default -Dgui=false -Dhelper=true -Dshell-extension=false \
   -Dsystemdsystemunitdir=/usr/lib/systemd/system >> "$SYSEXT_LOG" 2>&1 ||
-  { tail -n 20 "$SYSEXT_LOG" >&2; pacer_say "sysext: meson setup failed"; exit 1; }
+  pacer_package_failed "$SYSEXT_LOG" "sysext: meson setup"
 # src/meson.build builds in BUILD/target: there, a link to the cache.
 cache=$(pacer_package_cargo_target)
 if [ -n "$cache" ]; then
   ln -sfn "$cache" "$build/target"
 fi
 # An extension has no debug package to split into: the symbols go.
-if ! CARGO_PROFILE_RELEASE_STRIP=symbols meson compile -C "$build" >> "$SYSEXT_LOG" 2>&1; then
-  tail -n 30 "$SYSEXT_LOG" >&2
-  pacer_say "sysext: the build failed"
-  exit 1
-fi
+CARGO_PROFILE_RELEASE_STRIP=symbols meson compile -C "$build" >> "$SYSEXT_LOG" 2>&1 ||
+  pacer_package_failed "$SYSEXT_LOG" "sysext: meson compile"
 sysext_built=$(date +%s)
 
 destdir=$SYSEXT_WORK/destdir
 meson install -C "$build" --no-rebuild --destdir "$destdir" >> "$SYSEXT_LOG" 2>&1 ||
-  { tail -n 20 "$SYSEXT_LOG" >&2; pacer_say "sysext: meson install failed"; exit 1; }
+  pacer_package_failed "$SYSEXT_LOG" "sysext: meson install"
 
 # Only /usr is merged (and /opt, unused): anything else would silently be missing.
 outside=$(cd "$destdir" && find . -mindepth 1 -maxdepth 1 ! -name usr)
@@ -120,7 +117,7 @@ image_time=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2> /dev/null || date +
 rm -f "$SYSEXT_IMAGE"
 env -u SOURCE_DATE_EPOCH mksquashfs "$tree" "$SYSEXT_IMAGE" -noappend -all-root -no-xattrs -comp xz \
   -all-time "$image_time" -mkfs-time "$image_time" -quiet >> "$SYSEXT_LOG" 2>&1 ||
-  { tail -n 20 "$SYSEXT_LOG" >&2; pacer_say "sysext: mksquashfs failed"; exit 1; }
+  pacer_package_failed "$SYSEXT_LOG" "sysext: mksquashfs"
 chmod 644 "$SYSEXT_IMAGE"
 PACKAGE_OUTPUTS=("$(basename "$SYSEXT_IMAGE")")
 pacer_say "sysext: $SYSEXT_IMAGE ($(du -h --apparent-size "$SYSEXT_IMAGE" | cut -f1);" \

@@ -30,6 +30,14 @@ pacer_project_files() {
     done
 }
 
+# pacer_package_failed LOG WHAT : a build step failed: the end of its log, then what failed
+# and where the whole log is; the build ends.
+pacer_package_failed() {
+  tail -n 30 "$1" >&2
+  pacer_say "$2 failed (log: $1)"
+  exit 1
+}
+
 # pacer_package_source DIR : DIR becomes Pacer's source tree, with the crates vendored in
 # DIR/cargo-vendor and DIR/.cargo/config.toml telling cargo to use them and nothing else.
 # The project's files are dated now (tar --touch): cargo decides by date whether Pacer's own
