@@ -118,6 +118,40 @@ pacer_cargo_cache() {
   echo "$root/$key"
 }
 
+# pacer_shared_cargo_target NAME DIR : exports CARGO_TARGET_DIR, a cargo target directory
+# kept outside the checkout for the builds of the cargo workspace in DIR (its Cargo.lock
+# keys it: pacer_cargo_cache NAME), so that a fresh clone compiles only Pacer's crates, not
+# the crates of Cargo.lock again. Pacer's crates, and the other crates at a path, are
+# compiled again for each checkout (a crate's fingerprint holds its source's path): their
+# artifacts of earlier checkouts go first. The directory stays locked, shared, until the
+# calling script ends; those artifacts are cleared only when no other run holds it.
+pacer_shared_cargo_target() {
+  CARGO_TARGET_DIR=$(pacer_cargo_cache "$1" "$2/Cargo.lock")
+  export CARGO_TARGET_DIR
+  exec {pacer_target_lock}> "$CARGO_TARGET_DIR/.pacer-lock"
+  if flock --exclusive --nonblock "$pacer_target_lock"; then
+    local local_crates=()
+    mapfile -t local_crates < <(cargo metadata --locked --format-version 1 \
+      --manifest-path "$2/Cargo.toml" 2> /dev/null |
+      jq -r '.packages[] | select(.source == null) | "--package=\(.name)"')
+    if [ ${#local_crates[@]} -gt 0 ]; then
+      cargo clean --quiet --manifest-path "$2/Cargo.toml" "${local_crates[@]}" 2> /dev/null || true
+    fi
+  fi
+  flock --shared "$pacer_target_lock"
+}
+
+# pacer_link_cargo_target BUILD : with CARGO_TARGET_DIR set (pacer_shared_cargo_target), the
+# meson build directory BUILD's cargo target directory (src/meson.build gives cargo
+# BUILD/target) becomes a link to it; without, it stays BUILD's own.
+pacer_link_cargo_target() {
+  [ -n "${CARGO_TARGET_DIR:-}" ] || return 0
+  if [ "$(readlink "$1/target" 2> /dev/null)" != "$CARGO_TARGET_DIR" ]; then
+    rm -rf "$1/target"
+    ln -s "$CARGO_TARGET_DIR" "$1/target"
+  fi
+}
+
 # pacer_unpack_ppd : Debian's power-profiles-daemon for the tests, as $PACER_PPD. Installing
 # it would make it this machine's profile daemon (and apt would remove TLP or tuned, which
 # conflict with it).
@@ -140,6 +174,7 @@ pacer_stage_development_build() {
     meson setup --prefix=/usr -Dprofile=development -Dgui=true -Dhelper=true -Dsystemdsystemunitdir= \
       "$build" >> "$log" 2>&1 || return 1
   fi
+  pacer_link_cargo_target "$build"
   meson compile -C "$build" >> "$log" 2>&1 || return 1
   rm -rf "$stage"
   meson install -C "$build" --no-rebuild --destdir "$stage" >> "$log" 2>&1

@@ -164,6 +164,7 @@ else
   rm -rf "$BUILD"
   meson setup "${options[@]}" "$BUILD" >> "$WORK/flatpak-test.log" 2>&1
 fi || abort "meson setup ${options[*]} (log: $WORK/flatpak-test.log)"
+pacer_link_cargo_target "$BUILD"
 meson compile -C "$BUILD" >> "$WORK/flatpak-test.log" 2>&1 || abort "meson compile -C $BUILD (log: $WORK/flatpak-test.log)"
 rm -rf "$APP_STAGE"
 meson install -C "$BUILD" --no-rebuild --destdir "$APP_STAGE" >> "$WORK/flatpak-test.log" 2>&1 ||

@@ -54,11 +54,10 @@ fi
 # only what runs in the fuzz targets, not build scripts and proc macros. The build has its own
 # target directory: these flags would otherwise rebuild the workspace's. It is kept outside
 # the checkout, one for each fuzz/Cargo.lock and toolchain (the others go), so that a fresh
-# clone compiles only the fuzz targets and pacer-core, not libFuzzer's C++ and the crates
+# clone compiles only the fuzz targets and Pacer's crates, not libFuzzer's C++ and the crates
 # again (three minutes on two processors).
 host=$(rustc -vV | sed -n 's/^host: //p')
-CARGO_TARGET_DIR=$(pacer_cargo_cache fuzz-target fuzz/Cargo.lock)
-export CARGO_TARGET_DIR
+pacer_shared_cargo_target fuzz-target fuzz
 unset CARGO_ENCODED_RUSTFLAGS
 export RUSTFLAGS="-Cpasses=sancov-module -Cllvm-args=-sanitizer-coverage-level=4 \
 -Cllvm-args=-sanitizer-coverage-inline-8bit-counters -Cllvm-args=-sanitizer-coverage-pc-table \

@@ -12,8 +12,9 @@
 #
 # The build directory is kept in target/meson-install-check/PROFILE, so a second run only
 # rebuilds what changed; the staging directory is new each time. The dev profile is built
-# without debugger information here (CARGO_PROFILE_DEV_DEBUG=0): faster, and a fraction of
-# the disk; the files installed are the same.
+# without debugger information here (CARGO_PROFILE_DEV_DEBUG=0, or test.sh's setting, with
+# its shared cargo target directory): faster, and a fraction of the disk; the files
+# installed are the same.
 # Needs meson, gettext, desktop-file-utils, appstream, libxml2-utils (build-aux/common.sh).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -37,6 +38,7 @@ else
   rm -rf "$build"
   meson setup "${options[@]}" "$build" >/dev/null
 fi
+pacer_link_cargo_target "$build"
 meson compile -C "$build"
 meson test -C "$build" --no-rebuild --suite data --print-errorlogs
 

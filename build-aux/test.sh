@@ -53,6 +53,13 @@ pacer_install_packages "${PACER_BUILD_PACKAGES[@]}" "${PACER_TEST_PACKAGES[@]}" 
 pacer_unpack_ppd || exit 1
 pacer_ensure_rust || exit 1
 
+# The lanes' builds in cargo's dev profile (clippy, meson's development builds, cargo test)
+# share one target directory outside the checkout, and one debug setting: line tables, for
+# the file and line of a failure's backtrace, without the full debugger information that
+# takes most of the linking time of the workspace's test programs on two processors.
+[ -n "${CARGO_TARGET_DIR:-}" ] || pacer_shared_cargo_target cargo-target .
+export CARGO_PROFILE_DEV_DEBUG=${CARGO_PROFILE_DEV_DEBUG:-line-tables-only}
+
 # The packages are built without the release profile's fat LTO here (the same files, in a
 # fraction of the time on two processors: build-aux/package.sh).
 export PACER_PACKAGE_FAST=1
