@@ -28,13 +28,12 @@ mapfile -t build_depends < <(
 )
 pacer_install_packages dpkg-dev lintian "${build_depends[@]}"
 
-# The source tree, vendored, in the kind's build folder (pacer_package_build_dir):
-# dpkg-buildpackage writes the packages into the folder above it.
+# The source tree, vendored, in the build folder (pacer_package_build_dir): dpkg-buildpackage
+# writes the packages into the folder above it.
 deb_build=$(pacer_package_build_dir)
 deb_source=$deb_build/pacer-$VERSION
 start=$(date +%s)
 pacer_say "making the offline source tree $deb_source"
-rm -rf "$deb_build"
 pacer_package_source "$deb_source"
 
 # Cargo's kept target directory (debian/rules links it in; none with PACER_PACKAGE_CACHE=0).

@@ -5,7 +5,7 @@
 #
 # Source0 is the offline source tree (the project's files, every crate vendored, cargo told to
 # use them alone) as pacer-VERSION.tar.gz; rpmbuild takes it from target/package/rpm/rpmbuild
-# and builds it in the kind's build folder (pacer_package_build_dir), with --nodeps, since the
+# and builds it in the build folder of every kind (pacer_package_build_dir), with --nodeps, since the
 # BuildRequires name Fedora's packages, not this machine's (here Debian's, installed below).
 # The whole workspace is built in release, the window included.
 #
@@ -53,8 +53,8 @@ rpm_defines=(
   --define "__brp_compress /bin/bash %{_rpmconfigdir}/brp-compress %{?_prefix}"
   --define "_binary_payload w19.zstdio"
 )
-# Unpacked and built in the kind's build folder (pacer_package_build_dir), where cargo's kept
-# target directory is of use.
+# Unpacked and built in the build folder (pacer_package_build_dir), at the path where cargo's
+# kept target directory is of use.
 rpm_defines+=(--define "_builddir $(pacer_package_build_dir)")
 cache=$(pacer_package_cargo_target)
 if [ -n "$cache" ]; then

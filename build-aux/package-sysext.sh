@@ -55,8 +55,9 @@ mkdir -p "$SYSEXT_WORK"
 : > "$SYSEXT_LOG"
 sysext_started=$(date +%s)
 
-# The source tree and meson's build directory in the kind's build folder.
-sysext_source=$(pacer_package_build_dir)/source
+# The source tree and meson's build directory in the build folder of every kind, at the path
+# the other kinds build from (pacer_package_cargo_target).
+sysext_source=$(pacer_package_build_dir)/pacer-$VERSION
 pacer_say "sysext: making the offline source tree"
 pacer_package_source "$sysext_source"
 
@@ -76,14 +77,19 @@ cache=$(pacer_package_cargo_target)
 if [ -n "$cache" ]; then
   ln -sfn "$cache" "$build/target"
 fi
-# An extension has no debug package to split into: the symbols go.
-CARGO_PROFILE_RELEASE_STRIP=symbols meson compile -C "$build" >> "$SYSEXT_LOG" 2>&1 ||
+meson compile -C "$build" >> "$SYSEXT_LOG" 2>&1 ||
   pacer_package_failed "$SYSEXT_LOG" "sysext: meson compile"
 sysext_built=$(date +%s)
 
 destdir=$SYSEXT_WORK/destdir
 meson install -C "$build" --no-rebuild --destdir "$destdir" >> "$SYSEXT_LOG" 2>&1 ||
   pacer_package_failed "$SYSEXT_LOG" "sysext: meson install"
+# An extension has no debug package to split into: the programs' symbols go, after the build
+# (as dh_strip and rpmbuild strip theirs), so that the build is the other kinds' own.
+for program in "$destdir/usr/bin/pacerctl" "$destdir/usr/libexec/pacer-helper"; do
+  strip --strip-all "$program" >> "$SYSEXT_LOG" 2>&1 ||
+    pacer_package_failed "$SYSEXT_LOG" "sysext: strip $program"
+done
 
 # Only /usr is merged (and /opt, unused): anything else would silently be missing.
 outside=$(cd "$destdir" && find . -mindepth 1 -maxdepth 1 ! -name usr)

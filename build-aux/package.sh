@@ -66,28 +66,30 @@ offline = true
 CONFIG
 }
 
-# pacer_package_build_dir : prints the folder where builds of this kind of package make their
-# offline source tree and build it: the same folder whichever checkout asks, outside all of
-# them (target/package/KIND-build with PACER_PACKAGE_CACHE=0). Cargo's kept target directory
-# (below) is of use only to sources at the same path: a crate's fingerprint holds the path of
-# its source files, so a tree made inside each clone compiled every crate again.
+# pacer_package_build_dir : prints the folder where every kind of package makes its offline
+# source tree, pacer-VERSION, and builds it: the same folder whichever kind or checkout asks,
+# outside all checkouts (target/package/build with PACER_PACKAGE_CACHE=0). Cargo's kept
+# target directory (below) is of use only to sources at the same path: a crate's fingerprint
+# holds the path of its source files, the vendored crates' included, so a tree made in a
+# folder of each clone, or of each kind, compiled every crate again.
 pacer_package_build_dir() {
   if [ "${PACER_PACKAGE_CACHE:-1}" = 0 ]; then
-    echo "$PACKAGE_DIR/$kind-build"
+    echo "$PACKAGE_DIR/build"
   else
-    echo "$PACKAGE_CACHE/build/$kind"
+    echo "$PACKAGE_CACHE/build"
   fi
 }
 
-# pacer_package_cargo_target : prints cargo's target directory for builds of this kind of
-# package, kept outside the checkout between builds, so that the crates of Cargo.lock are
-# compiled once and a build after a change compiles only Pacer's own crates. One for each
-# kind: their builds differ in C flags and features, and a shared one was rebuilt by each in
-# turn. A new Cargo.lock or toolchain starts a new one, and the others go. Prints nothing with
-# PACER_PACKAGE_CACHE=0 (a build from nothing).
+# pacer_package_cargo_target : prints cargo's target directory for the package builds, kept
+# outside the checkout between builds, so that the crates of Cargo.lock are compiled once for
+# all three kinds and a build after a change compiles only Pacer's own crates. (What differs
+# between the kinds' builds, the C flags of a build script's compiler, the packages built and
+# so the crates' features, makes artifacts of their own beside the others'; symbols are
+# stripped after the build, by each kind's tools.) A new Cargo.lock or toolchain starts a new
+# one, and the others go. Prints nothing with PACER_PACKAGE_CACHE=0 (a build from nothing).
 pacer_package_cargo_target() {
   [ "${PACER_PACKAGE_CACHE:-1}" != 0 ] || return 0
-  pacer_cargo_cache "package/cargo-target/$kind" Cargo.lock
+  pacer_cargo_cache package/cargo-target Cargo.lock
 }
 
 # pacer_package_stamp : what a kind's packages are made of: every file of the project, the
@@ -110,17 +112,21 @@ pacer_ensure_rust
 mkdir -p "$PACKAGE_DIR"
 # PACER_PACKAGE_FAST=1 (the test lanes): the release profile without its fat LTO and single
 # codegen unit, which take most of a build's time on few processors; the same files in the
-# same places, larger and a little slower.
+# same places, larger and a little slower. Built incrementally too: each build's source tree
+# is new (pacer_package_source), so cargo compiles Pacer's crates again every time, and
+# rustc's incremental cache, kept in cargo's target directory (pacer_package_cargo_target), lets it reuse the
+# code of every function whose source did not change.
 if [ "${PACER_PACKAGE_FAST:-0}" = 1 ]; then
-  export CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16
+  export CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 \
+    CARGO_PROFILE_RELEASE_INCREMENTAL=true
 fi
 
-# One build of a kind at a time (two lanes, or two checkouts, may ask at once: they share the
-# kind's build folder): the second waits, then finds its packages up to date or builds them.
+# One package build at a time (two lanes, or two checkouts, may ask at once: they share the
+# build folder): the second waits, then finds its packages up to date or builds them.
 mkdir -p "$PACKAGE_CACHE"
-exec {package_lock}> "$PACKAGE_CACHE/$kind.lock"
+exec {package_lock}> "$PACKAGE_CACHE/build.lock"
 if ! flock --nonblock "$package_lock"; then
-  pacer_say "waiting for the $kind build running beside this one"
+  pacer_say "waiting for the package build running beside this one"
   flock "$package_lock"
 fi
 
@@ -134,6 +140,9 @@ if [ "${PACER_PACKAGE_FORCE:-0}" != 1 ] && [ "$(head -n 1 "$stamp_file" 2> /dev/
   exit 0
 fi
 rm -f "$stamp_file"
+# Each kind starts from an empty build folder (what an earlier build left there is of no use).
+rm -rf "$(pacer_package_build_dir)"
+mkdir -p "$(pacer_package_build_dir)"
 # Each kind's script builds its packages into PACKAGE_DIR and names them in PACKAGE_OUTPUTS.
 PACKAGE_OUTPUTS=()
 source "build-aux/package-$kind.sh"
