@@ -121,6 +121,18 @@ if [ "${PACER_PACKAGE_FAST:-0}" = 1 ]; then
     CARGO_PROFILE_RELEASE_INCREMENTAL=true
 fi
 
+# rpmbuild's %build sets PKG_CONFIG_PATH to the one it was given followed by its
+# %{_libdir}/pkgconfig and %{_datadir}/pkgconfig, and cargo runs the build scripts that ask
+# pkg-config for GTK's libraries again whenever PKG_CONFIG_PATH changes, and compiles again
+# every crate above them. So the Debian and system-extension builds are given the path that
+# rpmbuild makes of none (two more folders for pkg-config to look in), and rpmbuild none:
+# the three kinds' builds share the crates compiled once.
+if [ "$kind" = rpm ]; then
+  unset PKG_CONFIG_PATH
+else
+  export PKG_CONFIG_PATH=:/usr/lib64/pkgconfig:/usr/share/pkgconfig
+fi
+
 # One package build at a time (two lanes, or two checkouts, may ask at once: they share the
 # build folder): the second waits, then finds its packages up to date or builds them.
 mkdir -p "$PACKAGE_CACHE"
