@@ -108,14 +108,26 @@ pacer_unpack_package() {
 }
 
 # pacer_cargo_cache NAME FILE : prints ~/.cache/pacer/NAME/KEY, a cargo target directory kept
-# outside the checkout for builds of FILE (a Cargo.lock) with this toolchain, KEY their hash,
-# made if missing. NAME's folders for other locks or toolchains go: nothing would use them.
+# outside the checkout for builds of FILE (a Cargo.lock) with this toolchain, made if missing.
+# KEY is the hash of the toolchain and of the lock's published crates (name, version, source
+# and checksum): what the directory holds of use to another checkout. A change to Pacer's own
+# crates (a dependency added between them, one renamed) keeps it. NAME's folders for other
+# crates or toolchains go: nothing would use them.
 pacer_cargo_cache() {
   local root=${XDG_CACHE_HOME:-$HOME/.cache}/pacer/$1 key
-  key=$( (cat "$2"; rustc -vV) | sha256sum | cut -c1-16)
+  key=$( (pacer_published_crates "$2"; rustc -vV) | sha256sum | cut -c1-16)
   mkdir -p "$root/$key"
   find "$root" -mindepth 1 -maxdepth 1 ! -name "$key" -exec rm -rf {} +
   echo "$root/$key"
+}
+
+# pacer_published_crates FILE : the crates of the Cargo.lock FILE that come from a registry or
+# a git repository, one line each: name, version, source and checksum.
+pacer_published_crates() {
+  awk '/^\[\[package\]\]/ { if (source) print crate; crate = ""; source = 0 }
+    /^(name|version|source|checksum) = / { crate = crate $0 " " }
+    /^source = / { source = 1 }
+    END { if (source) print crate }' "$1"
 }
 
 # pacer_shared_cargo_target NAME DIR : exports CARGO_TARGET_DIR, a cargo target directory
