@@ -479,7 +479,7 @@ else
   bad "pacerctl set governor in the sandbox: ${out//$'\n'/ }"
 fi
 switch_profile performance performance
-# The seed's scenario (docs/kernel.md 2.4): back to powersave, the kernel resets the EPP
+# The EPP-restore scenario (docs/kernel.md 2.4): back to powersave, the kernel resets the EPP
 # behind the daemon's back (balance_performance again, under the performance
 # profile); the window warns and notifies.
 in_sandbox pacerctl set governor powersave > "$WORK/pacerctl-powersave.log" 2>&1

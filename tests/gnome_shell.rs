@@ -205,8 +205,9 @@ fn assert_clean_log(shell: &GnomeShell) {
     );
 }
 
-/// The toggle shows the daemon's profile and switches it; the seed's scenario shows as the
-/// warning in the toggle and on the panel icon, and Fix in the menu clears it.
+/// The toggle shows the daemon's profile and switches it; the EPP-restore scenario
+/// (`docs/kernel.md` 2.4) shows as the warning in the toggle and on the panel icon, and Fix
+/// in the menu clears it.
 #[test]
 fn the_toggle_follows_the_daemon_switches_it_and_fixes_the_mismatch() {
     let laptop = Laptop::start("intel-hybrid");
@@ -287,7 +288,7 @@ fn the_toggle_follows_the_daemon_switches_it_and_fixes_the_mismatch() {
         "the core type's item is kept and shows its frequency"
     );
 
-    // Back to Balanced, where the seed's scenario starts.
+    // Back to Balanced, where the EPP-restore scenario starts.
     click(&shell, &menu_item(&menu, "Balanced"));
     wait_until(LIMIT, "the daemon switches back", || {
         match laptop.bus.profile() {
@@ -299,7 +300,8 @@ fn the_toggle_follows_the_daemon_switches_it_and_fixes_the_mismatch() {
         title == "Balanced" && subtitle == "EPP balance_performance"
     });
 
-    // The seed's scenario, behind the daemon's back.
+    // The EPP-restore scenario, behind the daemon's back: governor to performance, profile
+    // to performance, governor back to powersave.
     let pacerctl = |args: &[&str]| {
         let output = laptop
             .bus

@@ -115,7 +115,7 @@ fn epp_mismatch_groups_policies_by_their_actual_epp() {
 }
 
 #[test]
-fn the_seed_scenario_ends_in_a_mismatch() {
+fn the_epp_restore_scenario_ends_in_a_mismatch() {
     // After: governor to performance (EPP saved), profile to performance, governor back to
     // powersave (the saved balance_performance restored) — the profile says performance.
     let tree = common::render(&common::machine("intel-hybrid", |_| {}));

@@ -456,7 +456,7 @@ fn errors_read_as_on_hardware() {
 /// performance, governor back to powersave: intel_pstate restores the EPP saved in step 1,
 /// and the user's explicit performance is lost (`intel_pstate_hwp_set()`).
 #[test]
-fn the_seeds_three_step_sequence() {
+fn the_governor_round_trip_restores_the_saved_epp() {
     let (dir, sim) = machine_dir("intel-hybrid");
     let epp = |id: u32| read(dir.path(), &policy(id, "energy_performance_preference"));
     for id in 0..16 {
@@ -565,7 +565,7 @@ proptest! {
 /// The published ramp-up table (`docs/measurement.md` 2; Alder Lake P- and E-cores): windows
 /// 0–5, 10, 20, 50, 100, 500, 1000 ms as % of steady throughput, and the time to stay above
 /// 95 %.
-struct SeedColumn {
+struct PublishedColumn {
     what: &'static str,
     windows: [f64; 7],
     t95_ms: f64,
@@ -574,7 +574,7 @@ struct SeedColumn {
 const WINDOWS_MS: [f64; 7] = [5.0, 10.0, 20.0, 50.0, 100.0, 500.0, 1000.0];
 
 #[test]
-fn ramps_match_the_seed_within_20_percent() {
+fn ramps_match_the_published_table_within_20_percent() {
     let active = sim::model("intel-hybrid-nosmt").unwrap();
     let mut passive = active.clone();
     passive
@@ -592,7 +592,7 @@ fn ramps_match_the_seed_within_20_percent() {
             &active,
             0,
             SimCoreKind::IntelP,
-            SeedColumn {
+            PublishedColumn {
                 what: "P pstate balanced",
                 windows: [70.6, 83.0, 91.3, 96.7, 98.6, 100.0, 100.2],
                 t95_ms: 5.0,
@@ -602,7 +602,7 @@ fn ramps_match_the_seed_within_20_percent() {
             &epp_performance,
             0,
             SimCoreKind::IntelP,
-            SeedColumn {
+            PublishedColumn {
                 what: "P pstate performance",
                 windows: [99.4, 99.5, 99.5, 99.8, 99.9, 100.1, 100.1],
                 t95_ms: 0.0,
@@ -612,7 +612,7 @@ fn ramps_match_the_seed_within_20_percent() {
             &passive,
             0,
             SimCoreKind::IntelP,
-            SeedColumn {
+            PublishedColumn {
                 what: "P schedutil",
                 windows: [59.7, 60.2, 62.9, 74.8, 86.9, 97.4, 98.7],
                 t95_ms: 52.0,
@@ -622,7 +622,7 @@ fn ramps_match_the_seed_within_20_percent() {
             &active,
             4,
             SimCoreKind::IntelE,
-            SeedColumn {
+            PublishedColumn {
                 what: "E pstate balanced",
                 windows: [75.6, 85.1, 92.4, 97.0, 98.6, 99.8, 100.0],
                 t95_ms: 8.0,
@@ -632,7 +632,7 @@ fn ramps_match_the_seed_within_20_percent() {
             &epp_performance,
             4,
             SimCoreKind::IntelE,
-            SeedColumn {
+            PublishedColumn {
                 what: "E pstate performance",
                 windows: [99.0, 99.1, 99.3, 99.7, 99.9, 100.0, 100.0],
                 t95_ms: 0.0,
@@ -642,38 +642,38 @@ fn ramps_match_the_seed_within_20_percent() {
             &passive,
             4,
             SimCoreKind::IntelE,
-            SeedColumn {
+            PublishedColumn {
                 what: "E schedutil",
                 windows: [62.3, 62.2, 64.5, 72.9, 84.8, 96.9, 98.5],
                 t95_ms: 67.0,
             },
         ),
     ];
-    for (machine, id, kind, seed) in cases {
+    for (machine, id, kind, published) in cases {
         let policy = machine.policies.iter().find(|p| p.id == id).unwrap();
         assert_eq!(machine.cpu(id).unwrap().kind, kind);
         let ramp = machine.ramp(policy, kind);
-        for (window, expected) in WINDOWS_MS.iter().zip(seed.windows) {
+        for (window, expected) in WINDOWS_MS.iter().zip(published.windows) {
             let got = 100.0 * ramp.average_until(*window);
             assert!(
                 (got - expected).abs() <= 0.2 * expected,
                 "{}: 0-{window} ms window {got:.1} % vs {expected} %",
-                seed.what
+                published.what
             );
         }
         let t95 = ramp.time_to(0.95);
-        if seed.t95_ms == 0.0 {
+        if published.t95_ms == 0.0 {
             assert!(
                 t95 < 1.0,
                 "{}: t95 {t95:.2} ms, about 0 expected",
-                seed.what
+                published.what
             );
         } else {
             assert!(
-                (t95 - seed.t95_ms).abs() <= 0.2 * seed.t95_ms,
+                (t95 - published.t95_ms).abs() <= 0.2 * published.t95_ms,
                 "{}: t95 {t95:.1} ms vs {} ms",
-                seed.what,
-                seed.t95_ms
+                published.what,
+                published.t95_ms
             );
         }
     }

@@ -219,7 +219,7 @@ async fn bad_input_of_every_kind_is_named_and_changes_nothing() {
 
 /// The sequence of `docs/kernel.md` 2.4 through the helper: EBUSY surfaces as Busy, explained.
 #[tokio::test]
-async fn the_seed_sequence_surfaces_busy_in_words() {
+async fn the_epp_restore_sequence_surfaces_busy_in_words() {
     let rig = Rig::start("intel-hybrid");
     let helper = rig.proxy().await;
     let all: Vec<u32> = (0..16).collect();

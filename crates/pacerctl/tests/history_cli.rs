@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 //! `pacerctl history` through the real helper on a private system bus (python-dbusmock's
-//! polkitd), on a simulated laptop beside Debian's power-profiles-daemon: the seed's story —
+//! polkitd), on a simulated laptop beside Debian's power-profiles-daemon: the EPP-restore scenario
+//! (`docs/kernel.md` 2.4) —
 //! one tool sets the performance governor, the profile goes to performance, another tool
 //! sets powersave, and intel_pstate restores an EPP the profile does not want — reads as its
 //! chain of causes, each change named with who made it.
@@ -187,7 +188,7 @@ fn is(event: &Value, setting: &str, new: &str, source: &str) -> bool {
 }
 
 #[test]
-fn the_seeds_scenario_reads_as_a_chain_of_causes() {
+fn the_epp_restore_scenario_reads_as_a_chain_of_causes() {
     let rig = Rig::start();
     let mut follow = Follower::start(&rig);
     follow.wait_for("start of the recording", |e| {

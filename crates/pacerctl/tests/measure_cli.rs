@@ -28,7 +28,7 @@ fn window(run: &Value, index: usize) -> f64 {
 }
 
 #[test]
-fn a_simulated_machine_gives_the_seeds_shape() {
+fn a_simulated_machine_gives_the_published_shape() {
     let report = json(&pacerctl(&[
         "measure",
         "ramp",
@@ -49,7 +49,7 @@ fn a_simulated_machine_gives_the_seeds_shape() {
     assert_eq!(runs[1]["core_type"], "efficiency");
     assert!(
         (window(&runs[0], 0) - 70.6).abs() < 14.0,
-        "P 0-5 ms near the seed's 70.6 %"
+        "P 0-5 ms near the published 70.6 % (docs/measurement.md 2)"
     );
     assert_eq!(runs[0]["t95_ms"]["mean"].as_f64().unwrap().round(), 5.0);
     assert!(runs[0]["power_w"].is_null() && runs[0]["sample_period_us"].is_null());
