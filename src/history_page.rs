@@ -9,7 +9,6 @@ use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
 
 use futures_util::StreamExt;
-use pacer_bench::table::cores_of_type;
 use pacer_core::history::{Event, Setting, Source};
 use pacer_core::i18n::gettext;
 use pacer_core::status::Status;
@@ -18,6 +17,7 @@ use pacer_core::who::{by_whom, setting_label, what_changed};
 use pacer_dbus::client::call;
 use pacer_dbus::history::History1Proxy;
 use pacer_dbus::Helper1Proxy;
+use pacer_measure::table::cores_of_type;
 use relm4::gtk::glib;
 use relm4::prelude::*;
 use relm4::{adw, gtk};

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 //! Pacer's window, tray and notifications: the views of the CPU's power state, over
-//! `pacer-core` (the model), `pacer-bench` (measurements) and `pacer-dbus` (the helper).
+//! `pacer-core` (the model), `pacer-measure` (measurements) and `pacer-dbus` (the helper).
 //! A library so that the program (`main.rs`) and the benchmarks link the same code.
 
 use std::sync::OnceLock;

@@ -8,12 +8,12 @@ use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::sync::mpsc;
 use std::sync::OnceLock;
 
-use pacer_bench::report::{self, RampReport};
 use pacer_core::history::{Event, Setting, Source, Writer};
 use pacer_core::profile::ProfileReading;
 use pacer_core::sim::{SimDir, SimMachine};
 use pacer_core::status::Status;
 use pacer_core::{Snapshot, SysRoot};
+use pacer_measure::report::{self, RampReport};
 use relm4::gtk::{self, glib};
 
 /// The status of the simulated `model` after `writes` (path from `/`, value) went through
@@ -66,7 +66,7 @@ pub fn simulated_ramp_report() -> RampReport {
     let snapshot = Snapshot::read(&SysRoot::new(dir.path())).unwrap();
     let cpus = report::default_cpus(&snapshot, None);
     let machine = SimMachine::load(dir.path()).unwrap().unwrap();
-    pacer_bench::model::simulated_ramp(&machine, &snapshot, &cpus, None)
+    pacer_measure::model::simulated_ramp(&machine, &snapshot, &cpus, None)
 }
 
 type GtkJob = Box<dyn FnOnce() + Send>;

@@ -11,7 +11,7 @@ use relm4::ComponentSender;
 
 use super::{CompareRow, MeasureMsg, MeasurePage};
 use crate::a11y::labelled;
-use pacer_bench::compare::setting_letter;
+use pacer_measure::compare::setting_letter;
 
 /// How many settings a comparison can hold: A and B, and C and D when ticked.
 pub(super) const COMPARED_SETTINGS: usize = 4;

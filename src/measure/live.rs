@@ -4,13 +4,13 @@
 
 use std::time::{Duration, Instant};
 
-use pacer_bench::progress::{Progress, Stage};
-use pacer_bench::table::core_kind;
 use pacer_core::i18n::{fill, gettext};
 use pacer_core::values::CoreType;
+use pacer_measure::progress::{Progress, Stage};
+use pacer_measure::table::core_kind;
 
 use crate::plot::{FrequencyTrace, Line, RampSeries};
-use pacer_bench::compare::setting_letter;
+use pacer_measure::compare::setting_letter;
 
 /// One trial's curve.
 #[derive(Debug, Clone, PartialEq)]
@@ -202,7 +202,7 @@ mod tests {
             trial,
             trials: 5,
             stage,
-            curve: pacer_bench::live::curve_times(until_ms)
+            curve: pacer_measure::live::curve_times(until_ms)
                 .map(|ms| (ms, ms.min(100.0)))
                 .collect(),
             mhz: vec![(1.0, 800.0), (until_ms, 4000.0)],

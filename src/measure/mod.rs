@@ -35,7 +35,7 @@ use crate::said::Said;
 
 use export::{export, Export};
 use live::Live;
-use pacer_bench::progress::Progress;
+use pacer_measure::progress::Progress;
 pub use state::MeasureEvent;
 use state::{MeasureState, Outcome, Phase};
 use table::ResultTable;

@@ -8,13 +8,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
-use pacer_bench::compare::Setting;
-use pacer_bench::progress::Progress;
-use pacer_bench::report::{self, RampOptions, RampReport};
 use pacer_core::i18n::gettext;
 use pacer_core::machine::Snapshot;
 use pacer_core::SysRoot;
 use pacer_dbus::client::{self, ClientError};
+use pacer_measure::compare::Setting;
+use pacer_measure::progress::Progress;
+use pacer_measure::report::{self, RampOptions, RampReport};
 use relm4::gtk;
 use relm4::prelude::*;
 
@@ -156,7 +156,7 @@ fn measure_here(
             progress: progress_now,
         });
     };
-    pacer_bench::source::ramp_of(
+    pacer_measure::source::ramp_of(
         &SysRoot::new(root),
         snapshot,
         cpus,

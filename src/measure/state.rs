@@ -4,12 +4,12 @@
 
 use std::time::Instant;
 
-use pacer_bench::compare::{setting_letter, Comparison};
-use pacer_bench::progress::Progress;
-use pacer_bench::report::RampReport;
-use pacer_bench::table::{core_label, RampTable};
 use pacer_core::i18n::{fill, gettext};
 use pacer_core::values::CoreType;
+use pacer_measure::compare::{setting_letter, Comparison};
+use pacer_measure::progress::Progress;
+use pacer_measure::report::RampReport;
+use pacer_measure::table::{core_label, RampTable};
 
 use super::live::{Live, TrialCurve};
 use crate::plot::{Line, RampChart, RampSeries};
@@ -215,7 +215,7 @@ mod tests {
 
     use super::*;
     use crate::testing::simulated_ramp_report;
-    use pacer_bench::progress::Stage;
+    use pacer_measure::progress::Stage;
 
     #[test]
     fn one_measurement_at_a_time_drawn_as_it_runs_and_kept_in_a_history() {

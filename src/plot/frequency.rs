@@ -9,9 +9,9 @@
 //!
 //! Over 500 lines with its unit tests.
 
-use pacer_bench::table::cores_of_type;
 use pacer_core::i18n::{fill, gettext};
 use pacer_core::values::CoreType;
+use pacer_measure::table::cores_of_type;
 use plotters::prelude::*;
 use plotters_cairo::CairoBackend;
 use relm4::gtk::cairo::{Context, Format, ImageSurface};

@@ -120,7 +120,10 @@ impl Readout {
             fill(
                 gettext("{cores}: median {median} GHz, {low}–{high} GHz"),
                 &[
-                    ("cores", &pacer_bench::table::cores_of_type(kind.core_type)),
+                    (
+                        "cores",
+                        &pacer_measure::table::cores_of_type(kind.core_type),
+                    ),
                     ("median", &ghz(kind.median_khz)),
                     ("low", &ghz(kind.low_khz)),
                     ("high", &ghz(kind.high_khz)),

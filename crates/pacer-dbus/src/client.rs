@@ -9,12 +9,12 @@ use std::future::Future;
 use std::time::Duration;
 
 use futures_util::StreamExt;
-use pacer_bench::compare::{Column, Comparison, Setting};
-use pacer_bench::progress::Progress;
-use pacer_bench::report::RampReport;
 use pacer_core::i18n::{fill, gettext};
 use pacer_core::machine::Snapshot;
 use pacer_core::{SnapshotError, SysRoot};
+use pacer_measure::compare::{Column, Comparison, Setting};
+use pacer_measure::progress::Progress;
+use pacer_measure::report::RampReport;
 
 use crate::{ErrorKind, Helper1Proxy, HelperError, MeasureProgressStream, Problem};
 
@@ -187,7 +187,7 @@ async fn call_within<T>(
 }
 
 /// Switches the machine under `root` to `setting` through the helper, in the order of
-/// [`pacer_bench::compare::SETTING_KEYS`] (the mode first: switching it resets the
+/// [`pacer_measure::compare::SETTING_KEYS`] (the mode first: switching it resets the
 /// governors), each for every active policy (the EPP for those that have one).
 pub async fn apply_setting(
     helper: &Helper1Proxy<'static>,

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use pacer_bench::progress::{Progress, Stage};
+use pacer_measure::progress::{Progress, Stage};
 
 use crate::MeasureProgressArgs;
 

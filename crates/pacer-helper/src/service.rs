@@ -14,15 +14,15 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-use pacer_bench::progress::Progress;
-use pacer_bench::report::RampOptions;
-use pacer_bench::source::ramp_of;
 use pacer_core::history::Writer;
 use pacer_core::machine::Snapshot;
 use pacer_core::profile::expectation;
 use pacer_core::status_json::StatusDocument;
 use pacer_core::SysRoot;
 use pacer_dbus::{actions, details, HelperError, Policies, PolicyValue, Problem, Topic};
+use pacer_measure::progress::Progress;
+use pacer_measure::report::RampOptions;
+use pacer_measure::source::ramp_of;
 use zbus::message::Header;
 use zbus::object_server::SignalEmitter;
 use zbus_polkit::policykit1::AuthorityProxy;

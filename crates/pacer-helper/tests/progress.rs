@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use common::*;
 use futures_util::StreamExt;
-use pacer_bench::progress::{Progress, Stage};
+use pacer_measure::progress::{Progress, Stage};
 
 /// Every signal of one measurement of `cpus`, `trials` each, with when it came.
 async fn follow(rig: &Rig, cpus: &[u32], trials: u32) -> Vec<(Instant, Progress)> {

@@ -6,19 +6,19 @@
 //! helper's nice -20. The figures are on the core's own time (the time off the CPU taken
 //! out), with the wall clock beside them.
 //! Figures, not pass/fail tests: they depend on what else the machine (and its host) is
-//! doing. Run with `cargo bench -p pacer-bench --bench precision`.
+//! doing. Run with `cargo bench -p pacer-measure --bench precision`.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
-use pacer_bench::disturb::Competitor;
-use pacer_bench::offcpu::Gaps;
-use pacer_bench::ramp::{self, RampSetup, Trial};
-use pacer_bench::stats::Statistic;
-use pacer_bench::trace::{analyse, WINDOWS_MS};
 use pacer_core::SysRoot;
+use pacer_measure::disturb::Competitor;
+use pacer_measure::offcpu::Gaps;
+use pacer_measure::ramp::{self, RampSetup, Trial};
+use pacer_measure::stats::Statistic;
+use pacer_measure::trace::{analyse, WINDOWS_MS};
 
 const RUNS: usize = 10;
 const DURATION: Duration = Duration::from_millis(1300);

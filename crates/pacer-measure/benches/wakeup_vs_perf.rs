@@ -3,7 +3,7 @@
 //! same CPUs: both on one CPU (the same-CPU control), and across two. perf cannot pin each
 //! of its two threads to its own CPU, only confine both to a set (`taskset`), so across CPUs
 //! its threads may meet on one: the last row confines Pacer's two threads the same way.
-//! Run with `cargo bench -p pacer-bench --bench wakeup_vs_perf`.
+//! Run with `cargo bench -p pacer-measure --bench wakeup_vs_perf`.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -11,7 +11,7 @@ use std::process::Command;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
-use pacer_bench::wakeup::{ping_pong, ping_pong_within};
+use pacer_measure::wakeup::{ping_pong, ping_pong_within};
 
 /// `perf bench sched pipe -T` confined to `cpus`: µs per round trip.
 fn perf(cpus: &str) -> Option<f64> {

@@ -9,10 +9,10 @@
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
-use pacer_bench::disturb::Competitor;
-use pacer_bench::report::{measure_ramp, Clock, RampOptions};
 use pacer_core::machine::Snapshot;
 use pacer_core::SysRoot;
+use pacer_measure::disturb::Competitor;
+use pacer_measure::report::{measure_ramp, Clock, RampOptions};
 
 /// One measurement with the competitor running; what in it does not hold, if anything.
 fn measure_and_check() -> Result<(), String> {

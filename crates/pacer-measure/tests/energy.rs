@@ -11,12 +11,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use pacer_bench::disturb::{Background, Competitor};
-use pacer_bench::energy::EnergyCounter;
-use pacer_bench::ramp::{self, RampSetup};
-use pacer_bench::report::{measure_ramp, RampOptions};
 use pacer_core::machine::Snapshot;
 use pacer_core::SysRoot;
+use pacer_measure::disturb::{Background, Competitor};
+use pacer_measure::energy::EnergyCounter;
+use pacer_measure::ramp::{self, RampSetup};
+use pacer_measure::report::{measure_ramp, RampOptions};
 
 const WATTS: u64 = 5;
 /// The tests measure on CPU 1 one at a time: two at once would take it from each other.
@@ -141,7 +141,7 @@ fn the_report_names_the_domain_and_gives_power_and_efficiency() {
         "{j_per_gop} J/Gop against {expected}"
     );
     // The table says where the energy comes from.
-    let table = pacer_bench::table::RampTable::new(&[(None, &report)]).to_text();
+    let table = pacer_measure::table::RampTable::new(&[(None, &report)]).to_text();
     assert!(table.contains("Energy (package-0):"), "{table}");
 }
 

@@ -159,11 +159,11 @@ pub struct RampFormat {
 }
 
 impl RampFormat {
-    pub fn clock(&self) -> pacer_bench::report::Clock {
+    pub fn clock(&self) -> pacer_measure::report::Clock {
         if self.wall_clock {
-            pacer_bench::report::Clock::Wall
+            pacer_measure::report::Clock::Wall
         } else {
-            pacer_bench::report::Clock::OnCpu
+            pacer_measure::report::Clock::OnCpu
         }
     }
 }

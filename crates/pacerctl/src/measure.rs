@@ -4,15 +4,15 @@
 use std::sync::atomic::AtomicBool;
 
 use anyhow::{bail, Context};
-use pacer_bench::compare::{parse_setting, Setting};
-use pacer_bench::progress::{Progress, Stage};
-use pacer_bench::report::{self, RampOptions, RampReport};
-use pacer_bench::table::{number, RampTable};
 use pacer_core::i18n::{fill, gettext};
 use pacer_core::machine::Snapshot;
 use pacer_core::values::CoreType;
 use pacer_core::SysRoot;
 use pacer_dbus::client::{self as helper_client, active_profile, Bus};
+use pacer_measure::compare::{parse_setting, Setting};
+use pacer_measure::progress::{Progress, Stage};
+use pacer_measure::report::{self, RampOptions, RampReport};
+use pacer_measure::table::{number, RampTable};
 
 use crate::cli::{MeasuredCpus, RampFormat};
 
@@ -67,7 +67,7 @@ fn ramp(
         trials,
         ..RampOptions::default()
     };
-    Ok(pacer_bench::source::ramp_of(
+    Ok(pacer_measure::source::ramp_of(
         root,
         snapshot,
         cpus,
@@ -169,7 +169,7 @@ pub fn run_wakeup(root: &SysRoot, cpus: &str, trials: usize, json: bool) -> anyh
     }
     let cancel = AtomicBool::new(false);
     let profile = crate::runtime::new()?.block_on(active_profile());
-    let report = pacer_bench::wakeup::measure_wakeup(
+    let report = pacer_measure::wakeup::measure_wakeup(
         &snapshot,
         pair,
         trials.max(1),
