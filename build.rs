@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 //! Compiles the GSettings schema into `$OUT_DIR/schemas`, so that a development build finds
-//! its settings without installing them (see `src/settings.rs`), and the GResource bundle
+//! its settings without installing them (see `src/app/settings.rs`), and the GResource bundle
 //! (`resources/`) into `$OUT_DIR/pacer.gresource`, which `src/main.rs` embeds in the binary.
 
 use std::path::{Path, PathBuf};

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use pacer_core::values::CoreType;
 use relm4::gtk::cairo::{Context, Format, ImageSurface};
 
-use pacer::plot::{
+use pacer::widgets::plot::{
     draw_ramp, FrequencyHistory, FrequencyLayers, FrequencyMarks, Line, Palette, RampChart,
     RampSeries, TracedCpu,
 };

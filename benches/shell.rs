@@ -42,7 +42,7 @@ fn main() -> ExitCode {
         bus.pacer_helper(tree.path(), state.path()),
     ];
     let extension = tempfile::tempdir().expect("a directory for the extension");
-    let built = build_extension("legacy", pacer::config::APP_ID, extension.path());
+    let built = build_extension("legacy", pacer::app::config::APP_ID, extension.path());
 
     let mut with = Vec::new();
     let mut without = Vec::new();
@@ -101,7 +101,7 @@ fn idle_cpu(bus: &SystemBus, root: &Path, extension: Option<&Path>) -> f64 {
     let mut setup = ShellSetup {
         enabled: vec![APPINDICATOR.to_owned()],
         system_bus: bus.address().to_owned(),
-        first: Some((pacer, pacer::config::APP_ID.to_owned())),
+        first: Some((pacer, pacer::app::config::APP_ID.to_owned())),
         ..ShellSetup::default()
     };
     if let Some(extension) = extension {

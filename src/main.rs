@@ -6,8 +6,9 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use clap::Parser;
-use pacer::application::PacerApplication;
-use pacer::{config, machine, settings, window, STARTED};
+use pacer::app::application::PacerApplication;
+use pacer::app::{config, machine, settings};
+use pacer::{window, STARTED};
 use pacer_core::i18n;
 use relm4::gtk::gio::prelude::SettingsExt as _;
 use relm4::gtk::prelude::ApplicationExt as _;

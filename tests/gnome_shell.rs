@@ -53,9 +53,9 @@ fn session_service() -> (String, String) {
     .unwrap();
     let bindir = Path::new(PACER).parent().unwrap().to_str().unwrap();
     let text = template
-        .replace("@APP_ID@", pacer::config::APP_ID)
+        .replace("@APP_ID@", pacer::app::config::APP_ID)
         .replace("@BINDIR@", bindir);
-    (pacer::config::APP_ID.to_owned(), text)
+    (pacer::app::config::APP_ID.to_owned(), text)
 }
 
 /// A shell on `laptop` with Pacer's extension (when `with_pacer`) and the AppIndicator one.
@@ -81,7 +81,7 @@ fn shell_after(
     if with_pacer {
         setup.extensions.push(build_extension(
             "legacy",
-            pacer::config::APP_ID,
+            pacer::app::config::APP_ID,
             extension_dir,
         ));
         setup.enabled.push(UUID.to_owned());
@@ -103,7 +103,7 @@ fn start_pacer(shell: &GnomeShell, laptop: &Laptop) -> Service {
     let pacer = Service::spawn_command("pacer", shell.dir(), &mut command);
     shell
         .session()
-        .wait_for_name(pacer::config::APP_ID, Duration::from_secs(20));
+        .wait_for_name(pacer::app::config::APP_ID, Duration::from_secs(20));
     pacer
 }
 
@@ -152,14 +152,17 @@ fn wait_for_toggle(shell: &GnomeShell, what: &str, check: impl Fn(&str, &str) ->
         let (title, subtitle) = toggle_text(shell);
         check(&title, &subtitle).then_some(()).ok_or_else(|| {
             // Only from a running Pacer: a call would start one.
-            let state = shell.session().has_owner(pacer::config::APP_ID).then(|| {
-                shell.session().call(
-                    pacer::config::APP_ID,
-                    "/io/github/pacerapp/Pacer",
-                    "org.freedesktop.DBus.Properties.GetAll",
-                    &["io.github.pacerapp.Pacer.State1"],
-                )
-            });
+            let state = shell
+                .session()
+                .has_owner(pacer::app::config::APP_ID)
+                .then(|| {
+                    shell.session().call(
+                        pacer::app::config::APP_ID,
+                        "/io/github/pacerapp/Pacer",
+                        "org.freedesktop.DBus.Properties.GetAll",
+                        &["io.github.pacerapp.Pacer.State1"],
+                    )
+                });
             format!("{title:?} / {subtitle:?}\nState1: {state:?}")
         })
     });
@@ -386,7 +389,7 @@ fn the_toggle_starts_pacer_and_says_when_it_is_gone() {
     let laptop = Laptop::start("intel-hybrid");
     let extension = tempfile::tempdir().unwrap();
     let shell = shell_on(&laptop, extension.path(), true);
-    let name = pacer::config::APP_ID;
+    let name = pacer::app::config::APP_ID;
 
     wait_for_toggle(
         &shell,
@@ -458,13 +461,16 @@ fn the_tray_item_appears_in_the_top_bar_on_every_start() {
     let item = &format!(
         "Object.values(Main.panel.statusArea).find(button => button && button._indicator \
          && button._indicator.id === '{}')",
-        pacer::config::APP_ID
+        pacer::app::config::APP_ID
     );
     let mut shown = 0;
     for start in 0..10 {
         let before = start % 2 == 0;
         let (shell, _pacer) = if before {
-            let first = (pacer_command(&laptop), pacer::config::APP_ID.to_owned());
+            let first = (
+                pacer_command(&laptop),
+                pacer::app::config::APP_ID.to_owned(),
+            );
             (
                 shell_after(&laptop, unused.path(), false, Some(first)),
                 None,

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 //! The house's plan, checked: no two modules of a crate use each other, directly or around a
-//! loop; a Rust file over 500 lines says at its top why it is long; comments cite what the
+//! loop; the GUI's folders use only what lies below them (`docs/architecture.md`), beside
+//! few loose files; a Rust file over 500 lines says at its top why it is long; comments cite what the
 //! repository holds (`docs/`), not files beside the checkout; and no file of the project
 //! reads anything beside the checkout, so that a plain clone builds and passes its tests.
 //!
@@ -282,6 +283,70 @@ fn the_loop_finder_finds_a_loop_and_a_facade_is_no_use() {
     let mut found = loops(&graph);
     found.iter_mut().for_each(|component| component.sort());
     assert_eq!(found, [vec!["a".to_owned(), "b".to_owned()]]);
+}
+
+/// The GUI's folders (`docs/architecture.md`) and, for each, the folders its modules never
+/// use: the models know nothing of the views, the pages nothing of the frame that holds them.
+const GUI_FOLDERS: [(&str, &[&str]); 7] = [
+    ("words", &["data", "pages", "widgets", "desktop", "window"]),
+    ("data", &["pages", "widgets", "desktop", "window"]),
+    ("widgets", &["pages", "desktop", "window"]),
+    ("pages", &["desktop", "window"]),
+    ("desktop", &["pages", "window"]),
+    ("app", &[]),
+    ("window", &[]),
+];
+
+#[test]
+fn the_gui_s_folders_use_only_what_lies_below_them() {
+    let src = Path::new(TOP).join("src");
+    let graph = uses_in(&src);
+    let folder = |module: &str| module.split("::").next().unwrap_or("").to_owned();
+    let mut wrong = Vec::new();
+    for (module, used) in &graph {
+        let Some((_, never)) = GUI_FOLDERS.iter().find(|(name, _)| *name == folder(module)) else {
+            continue;
+        };
+        for target in used {
+            if never.contains(&folder(target).as_str()) {
+                wrong.push(format!("{module} uses {target}"));
+            }
+        }
+    }
+    assert!(
+        graph
+            .keys()
+            .filter(|m| GUI_FOLDERS.iter().any(|(f, _)| *f == folder(m)))
+            .count()
+            > 40,
+        "the GUI's folders hold too few modules: {graph:?}"
+    );
+    assert!(
+        wrong.is_empty(),
+        "uses against the GUI's plan:\n{}",
+        wrong.join("\n")
+    );
+}
+
+#[test]
+fn the_gui_s_loose_files_are_few() {
+    let loose: Vec<String> = fs::read_dir(Path::new(TOP).join("src"))
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "rs"))
+        .map(|path| path.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        loose.len() <= 4,
+        "src/ holds {} Rust files beside its folders (at most 4): {loose:?}",
+        loose.len()
+    );
+    for (name, _) in GUI_FOLDERS {
+        assert!(
+            Path::new(TOP).join("src").join(name).is_dir(),
+            "no src/{name}/"
+        );
+    }
 }
 
 #[test]

@@ -67,7 +67,7 @@ fn in_the_background(laptop: &Laptop) -> (SystemBus, Gui) {
 fn state_property(session: &SystemBus, name: &str) -> String {
     let get = "org.freedesktop.DBus.Properties.Get";
     session
-        .call(pacer::config::APP_ID, PATH, get, &[INTERFACE, name])
+        .call(pacer::app::config::APP_ID, PATH, get, &[INTERFACE, name])
         .unwrap_or_default()
 }
 
@@ -76,7 +76,7 @@ fn the_state_follows_the_machine_and_takes_calls() {
     let laptop = Laptop::start("intel-hybrid");
     let system = &laptop.bus;
     let (session, gui) = in_the_background(&laptop);
-    let name = pacer::config::APP_ID;
+    let name = pacer::app::config::APP_ID;
     let call = |method: &str, args: &[&str]| session.call(name, PATH, method, args);
     let property = |name: &str| state_property(&session, name);
 
@@ -258,7 +258,7 @@ fn a_change_is_carried_out_only_when_polkit_allows_the_caller() {
     let laptop = Laptop::start("intel-hybrid");
     let system = &laptop.bus;
     let (session, _gui) = in_the_background(&laptop);
-    let name = pacer::config::APP_ID;
+    let name = pacer::app::config::APP_ID;
     let property = |name: &str| state_property(&session, name);
     wait_until(Duration::from_secs(15), "the daemon's profile", || {
         let profile = property("Profile");
@@ -406,7 +406,7 @@ fn a_call_starts_pacer_in_the_background() {
     let laptop = Laptop::start("intel-hybrid");
     let x = tempfile::tempdir().unwrap();
     let (_xvfb, display) = x_server(x.path());
-    let name = pacer::config::APP_ID;
+    let name = pacer::app::config::APP_ID;
     let bindir = std::path::Path::new(env!("CARGO_BIN_EXE_pacer"))
         .parent()
         .unwrap()

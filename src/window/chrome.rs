@@ -120,8 +120,8 @@ pub(super) fn log_first_frame(root: &adw::ApplicationWindow) {
             if let Some(id) = handled.take() {
                 clock.disconnect(id);
                 glib::timeout_add_local_once(
-                    crate::memory::AFTER_FIRST_FRAME,
-                    crate::memory::give_back_freed,
+                    crate::app::memory::AFTER_FIRST_FRAME,
+                    crate::app::memory::give_back_freed,
                 );
             }
         });

@@ -19,26 +19,26 @@ use relm4::{adw, gtk};
 
 use adw::prelude::*;
 
-use crate::a11y::labelled;
-use crate::application;
-use crate::background::{Background, BackgroundEvent, BackgroundPart};
-use crate::banner::{notices, Banner, BannerFacts, BannerMsg, NoticeAction};
-use crate::change::{self, Change, ChangeError};
-use crate::cpus::{CpusMsg, CpusPage};
-use crate::feed::{self, FeedControl, FeedEvent};
-use crate::helper::{self, HelperLink, OwnHelper, Wanted};
-use crate::history_page::{grouped, HistoryMsg, HistoryPage};
-use crate::icons;
-use crate::machine::{Machine, OFFERED_MODEL};
-use crate::measure::{MeasureEvent, MeasureMsg, MeasurePage};
-use crate::overview::{OverviewInit, OverviewMsg, OverviewPage};
-use crate::plot::{FrequencyMarks, FrequencyPlot, PlotChange, TracedCpu};
-use crate::request::{Page, Request};
-use crate::said::Said;
-use crate::session_state::SessionState;
-use crate::settings;
-use crate::state_bus::StateBus;
-use crate::why::said;
+use crate::app::application;
+use crate::app::machine::{Machine, OFFERED_MODEL};
+use crate::app::settings;
+use crate::data::change::{self, Change, ChangeError};
+use crate::data::feed::{self, FeedControl, FeedEvent};
+use crate::data::helper::{self, HelperLink, OwnHelper, Wanted};
+use crate::data::request::{Page, Request};
+use crate::desktop::background::{Background, BackgroundEvent, BackgroundPart};
+use crate::desktop::session_state::SessionState;
+use crate::desktop::state_bus::StateBus;
+use crate::pages::cpus::{CpusMsg, CpusPage};
+use crate::pages::history::{grouped, HistoryMsg, HistoryPage};
+use crate::pages::measure::{MeasureEvent, MeasureMsg, MeasurePage};
+use crate::pages::overview::{OverviewInit, OverviewMsg, OverviewPage};
+use crate::widgets::a11y::labelled;
+use crate::widgets::banner::{notices, Banner, BannerFacts, BannerMsg, NoticeAction};
+use crate::widgets::icons;
+use crate::widgets::plot::{FrequencyMarks, FrequencyPlot, PlotChange, TracedCpu};
+use crate::words::said::Said;
+use crate::words::why::said;
 
 mod chrome;
 
