@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures_util::StreamExt;
-use pacer_core::machine::{FrequencySampler, Snapshot};
+use pacer_core::machine::{FrequencySampler, Snapshot, SnapshotError};
 use pacer_core::profile::{client, ProfileProblem, ProfileReading};
 use pacer_core::status::Status;
 use pacer_core::SysRoot;
@@ -30,8 +30,9 @@ const RECONNECT_PERIOD: Duration = Duration::from_secs(10);
 /// What the loops send the window.
 #[derive(Debug)]
 pub enum FeedEvent {
-    /// Shared by the window and its pages, never copied per reading.
-    Status(Result<Arc<Status>, String>),
+    /// The machine's state (shared by the window and its pages, never copied per reading),
+    /// or why it could not be read.
+    Status(Result<Arc<Status>, SnapshotError>),
     /// Time since sampling began, and each sampled CPU's kHz in the order of `cpus`.
     Frequencies {
         at: Duration,
@@ -207,9 +208,8 @@ pub async fn status_loop<C: From<FeedEvent>>(control: Arc<FeedControl>, out: Sen
                     ..ProfileReading::default()
                 },
             };
-            let status = Snapshot::read(&root)
-                .map(|snapshot| Status::assemble(&root, snapshot, reading))
-                .map_err(|error| error.to_string());
+            let status =
+                Snapshot::read(&root).map(|snapshot| Status::assemble(&root, snapshot, reading));
             last = status
                 .as_ref()
                 .ok()

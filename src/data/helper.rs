@@ -8,11 +8,12 @@
 //! bus, on the same directory, without polkit (nothing real can change), and checks that
 //! the name it talks to belongs to that very process.
 
+use std::io;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
 use std::time::Duration;
 
-use pacer_core::i18n::{fill, gettext};
 use pacer_dbus::{Helper1Proxy, BUS_NAME};
 use zbus::fdo::DBusProxy;
 use zbus::names::BusName;
@@ -36,7 +37,34 @@ pub struct Wanted {
 #[derive(Debug, Clone)]
 pub enum HelperLink {
     Ready(Helper1Proxy<'static>),
-    Missing(String),
+    Missing(HelperMissing),
+}
+
+/// Why the window has no helper, and so is read-only (`words::helper` says it).
+#[derive(Debug, Clone)]
+pub enum HelperMissing {
+    /// The system bus cannot be reached.
+    SystemBus(zbus::Error),
+    /// The system bus has no helper: it is not installed, and how to install it depends on
+    /// how this Pacer was.
+    NotInstalled(InstallKind),
+    /// The helper the window starts for a simulated machine did not start.
+    OwnNotStarted(OwnHelperError),
+}
+
+/// Why the simulated machine's own helper did not start.
+#[derive(Debug, Clone)]
+pub enum OwnHelperError {
+    /// No pacer-helper beside this program nor where it is installed.
+    NotFound,
+    /// The session bus, or the helper's name on it.
+    Bus(zbus::Error),
+    /// Its state folder could not be made.
+    StateFolder(Arc<io::Error>),
+    /// The program could not be started.
+    Spawn(Arc<io::Error>),
+    /// It started, but its name did not appear on the session bus in time.
+    NameNeverAppeared,
 }
 
 /// A helper the window started for a simulated machine; stopped with the window.
@@ -96,16 +124,12 @@ pub async fn find(wanted: &Wanted) -> (HelperLink, Option<OwnHelper>) {
     if wanted.simulated {
         return match start_own(wanted).await {
             Ok((helper, own)) => (HelperLink::Ready(helper), Some(own)),
-            Err(why) => (HelperLink::Missing(why), None),
+            Err(why) => (HelperLink::Missing(HelperMissing::OwnNotStarted(why)), None),
         };
     }
     let why = match system {
-        Err(error) => fill(
-            gettext("Read-only: the system bus cannot be reached ({error}), so settings cannot be changed."),
-            &[("error", &error)],
-        ),
-        // How to install it depends on how Pacer was installed.
-        Ok(_) => InstallKind::of_this_process().missing_helper(),
+        Err(error) => HelperMissing::SystemBus(error),
+        Ok(_) => HelperMissing::NotInstalled(InstallKind::of_this_process()),
     };
     (HelperLink::Missing(why), None)
 }
@@ -123,19 +147,13 @@ fn helper_program() -> Option<PathBuf> {
 }
 
 /// Starts a helper for the simulated machine on the session bus and waits for its name.
-async fn start_own(wanted: &Wanted) -> Result<(Helper1Proxy<'static>, OwnHelper), String> {
-    let cannot = |error: &dyn std::fmt::Display| {
-        fill(
-            gettext("Read-only: the simulated machine's helper could not start ({error})."),
-            &[("error", error)],
-        )
-    };
-    let program = helper_program().ok_or_else(|| cannot(&gettext("pacer-helper not found")))?;
-    let connection = Connection::session().await.map_err(|e| cannot(&e))?;
+async fn start_own(wanted: &Wanted) -> Result<(Helper1Proxy<'static>, OwnHelper), OwnHelperError> {
+    let program = helper_program().ok_or(OwnHelperError::NotFound)?;
+    let connection = Connection::session().await.map_err(OwnHelperError::Bus)?;
     let state = tempfile::Builder::new()
         .prefix("pacer-helper-state-")
         .tempdir()
-        .map_err(|e| cannot(&e))?;
+        .map_err(|e| OwnHelperError::StateFolder(Arc::new(e)))?;
     let mut command = Command::new(&program);
     // It lives as long as this connection: a window that is killed leaves no helper behind.
     if let Some(name) = connection.unique_name() {
@@ -153,14 +171,18 @@ async fn start_own(wanted: &Wanted) -> Result<(Helper1Proxy<'static>, OwnHelper)
     if let Some(model) = &wanted.model {
         command.arg("--simulate").arg(model);
     }
-    let child = command.spawn().map_err(|e| cannot(&e))?;
+    let child = command
+        .spawn()
+        .map_err(|e| OwnHelperError::Spawn(Arc::new(e)))?;
     let own = OwnHelper {
         child,
         _state: state,
     };
     let pid = own.child.id();
-    let bus = DBusProxy::new(&connection).await.map_err(|e| cannot(&e))?;
-    let name = BusName::try_from(BUS_NAME).map_err(|e| cannot(&e))?;
+    let bus = DBusProxy::new(&connection)
+        .await
+        .map_err(OwnHelperError::Bus)?;
+    let name = BusName::try_from(BUS_NAME).map_err(|e| OwnHelperError::Bus(e.into()))?;
     let deadline = tokio::time::Instant::now() + ANSWER_LIMIT;
     loop {
         // Another program's helper may hold the name: only ours will do.
@@ -168,14 +190,12 @@ async fn start_own(wanted: &Wanted) -> Result<(Helper1Proxy<'static>, OwnHelper)
             if owner_pid == pid {
                 let helper = Helper1Proxy::new(&connection)
                     .await
-                    .map_err(|e| cannot(&e))?;
+                    .map_err(OwnHelperError::Bus)?;
                 return Ok((helper, own));
             }
         }
         if tokio::time::Instant::now() > deadline {
-            return Err(cannot(&gettext(
-                "its name did not appear on the session bus",
-            )));
+            return Err(OwnHelperError::NameNeverAppeared);
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }

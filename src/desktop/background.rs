@@ -30,11 +30,12 @@ pub enum BackgroundEvent {
     /// The tray item (or a notification's action) asks for something.
     Request(Request),
     /// The tray item, and whether no watcher has it yet.
-    TrayStarted(Result<(TrayHandle, bool), String>),
+    TrayStarted(Result<(TrayHandle, bool), ksni::Error>),
     /// The notification server, or why there is none (`None`: nothing on the session bus
     /// serves notifications).
-    NotificationsReady(Result<NotificationsProxy<'static>, Option<String>>),
-    Notified(Result<u32, String>, Option<FixAction>),
+    NotificationsReady(Result<NotificationsProxy<'static>, Option<zbus::Error>>),
+    /// A notification was sent (its id), with the fix its action offers.
+    Notified(Result<u32, zbus::Error>, Option<FixAction>),
     /// A notification's action was invoked: its id and action key.
     NotificationAction(u32, String),
 }
@@ -111,7 +112,7 @@ impl Background {
                     let unseen = handle.update(|tray| tray.unseen()).await.unwrap_or(true);
                     Ok((TrayHandle(Arc::new(handle)), unseen))
                 }
-                Err(error) => Err(error.to_string()),
+                Err(error) => Err(error),
             };
             answer.emit(BackgroundEvent::TrayStarted(started));
         });
@@ -138,7 +139,7 @@ impl Background {
             answer.emit(BackgroundEvent::NotificationsReady(match ready {
                 Ok(Some(proxy)) => Ok(proxy),
                 Ok(None) => Err(None),
-                Err(error) => Err(Some(error.to_string())),
+                Err(error) => Err(Some(error)),
             }));
         });
         Background {
@@ -159,7 +160,7 @@ impl Background {
         self.requests.clone()
     }
 
-    pub fn tray_started(&mut self, started: Result<(TrayHandle, bool), String>) {
+    pub fn tray_started(&mut self, started: Result<(TrayHandle, bool), ksni::Error>) {
         match started {
             Ok((handle, unseen)) => {
                 if !unseen {
@@ -170,7 +171,7 @@ impl Background {
             }
             Err(error) => {
                 glib::g_message!("pacer", "no tray item: {}", error);
-                self.tray = Part::Missing(Some(error));
+                self.tray = Part::Missing(Some(error.to_string()));
             }
         }
     }
@@ -190,19 +191,20 @@ impl Background {
     /// the session bus has no notification server, running or startable.
     pub fn notifications_ready(
         &mut self,
-        ready: Result<NotificationsProxy<'static>, Option<String>>,
+        ready: Result<NotificationsProxy<'static>, Option<zbus::Error>>,
     ) {
         let proxy = match ready {
             Ok(proxy) => proxy,
             Err(error) => {
+                let detail = error.map(|error| error.to_string());
                 glib::g_message!(
                     "pacer",
                     "no desktop notifications: {}",
-                    error
+                    detail
                         .as_deref()
                         .unwrap_or("no notification server on the session bus")
                 );
-                self.notifications = Part::Missing(error);
+                self.notifications = Part::Missing(detail);
                 return;
             }
         };
@@ -248,15 +250,12 @@ impl Background {
             let events = self.events.clone();
             relm4::spawn(async move {
                 let sent = notify::send(&proxy, &summary, &body, fix.is_some()).await;
-                events.emit(BackgroundEvent::Notified(
-                    sent.map_err(|e| e.to_string()),
-                    fix,
-                ));
+                events.emit(BackgroundEvent::Notified(sent, fix));
             });
         }
     }
 
-    pub fn notified(&mut self, sent: Result<u32, String>, fix: Option<FixAction>) {
+    pub fn notified(&mut self, sent: Result<u32, zbus::Error>, fix: Option<FixAction>) {
         match sent {
             Ok(id) => {
                 glib::g_info!("pacer", "notification {} sent", id);

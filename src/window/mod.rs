@@ -37,6 +37,7 @@ use crate::widgets::a11y::labelled;
 use crate::widgets::banner::{notices, Banner, BannerFacts, BannerMsg, NoticeAction};
 use crate::widgets::icons;
 use crate::widgets::plot::{FrequencyMarks, FrequencyPlot, PlotChange, TracedCpu};
+use crate::words;
 use crate::words::said::Said;
 use crate::words::why::said;
 
@@ -389,7 +390,7 @@ impl Component for Window {
             WindowCmd::Feed(FeedEvent::Status(Err(error))) => {
                 let said = Said {
                     text: gettext("Cannot read the CPU state; the last reading stays shown"),
-                    detail: Some(error),
+                    detail: Some(error.to_string()),
                 };
                 self.show_toast(&said, TOAST_SECONDS, root);
             }
@@ -544,7 +545,7 @@ impl Window {
 
     fn show_banner(&self) {
         let read_only = match &self.helper {
-            Some(HelperLink::Missing(why)) => Some(why.as_str()),
+            Some(HelperLink::Missing(why)) => Some(words::helper::read_only(why)),
             _ => None,
         };
         // A tree read with --sysfs-root alone may hold a simulated machine too.
@@ -556,7 +557,7 @@ impl Window {
         });
         let facts = BannerFacts {
             status: self.status.as_deref(),
-            read_only,
+            read_only: read_only.as_deref(),
             simulated: simulated.as_deref(),
         };
         self.banner.emit(BannerMsg::Show(notices(&facts)));

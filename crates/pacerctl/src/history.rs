@@ -4,6 +4,7 @@
 //! watch open that keeps the helper recording until interrupted.
 
 use std::collections::BTreeSet;
+use std::fmt;
 use std::io::Write;
 use std::time::{Duration, SystemTime};
 
@@ -130,14 +131,24 @@ fn ago(age: Duration) -> String {
     fill(template, &[("n", &count)])
 }
 
-/// `--since`: `90s`, `10m`, `2h`, `1d`, or several (`1h30m`).
-pub fn parse_duration(text: &str) -> Result<Duration, String> {
-    let invalid = || {
-        fill(
+/// A `--since` that is not a duration: the text as given.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NotADuration(String);
+
+impl fmt::Display for NotADuration {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&fill(
             gettext("{text} is not a duration: say how long with s, m, h or d, as in 10m or 1h30m"),
-            &[("text", &text)],
-        )
-    };
+            &[("text", &self.0)],
+        ))
+    }
+}
+
+impl std::error::Error for NotADuration {}
+
+/// `--since`: `90s`, `10m`, `2h`, `1d`, or several (`1h30m`).
+pub fn parse_duration(text: &str) -> Result<Duration, NotADuration> {
+    let invalid = || NotADuration(text.to_owned());
     let mut total = 0u64;
     let mut digits = String::new();
     for c in text.trim().chars() {
@@ -186,7 +197,7 @@ mod tests {
             "-3m",
             "99999999999999999999d",
         ] {
-            let error = parse_duration(bad).unwrap_err();
+            let error = parse_duration(bad).unwrap_err().to_string();
             assert!(error.contains("not a duration"), "{bad}: {error}");
         }
     }
