@@ -162,6 +162,11 @@ fn the_tray_switches_profiles_and_warns_once() {
         },
     );
 
+    // Pacer keeps the helper recording while it runs, in the background too (the History
+    // page's watch): the write below is named as the drift's cause only once the recording
+    // runs. Under load it started after the write, and the tooltip never said why.
+    gui.wait_for_log("history shows: recording started", Duration::from_secs(20));
+
     // The EPP drifts behind the daemon's back: the warning icon, and one notification.
     std::fs::write(
         laptop.file("sys/devices/system/cpu/cpufreq/policy4/energy_performance_preference"),
