@@ -134,14 +134,18 @@ pacer_published_crates() {
 # kept outside the checkout for the builds of the cargo workspace in DIR (its Cargo.lock
 # keys it: pacer_cargo_cache NAME), so that a fresh clone compiles only Pacer's crates, not
 # the crates of Cargo.lock again. Pacer's crates, and the other crates at a path, are
-# compiled again for each checkout (a crate's fingerprint holds its source's path): their
-# artifacts of earlier checkouts go first. The directory stays locked, shared, until the
-# calling script ends; those artifacts are cleared only when no other run holds it.
+# compiled again for each checkout (a crate's fingerprint holds its source's path): when
+# another checkout used the directory last, its artifacts of them go first (a run again
+# in the same checkout keeps its own). The directory stays locked, shared, until the calling
+# script ends; those artifacts are cleared only when no other run holds it.
 pacer_shared_cargo_target() {
+  local workspace
+  workspace=$(cd "$2" && pwd)
   CARGO_TARGET_DIR=$(pacer_cargo_cache "$1" "$2/Cargo.lock")
   export CARGO_TARGET_DIR
   exec {pacer_target_lock}> "$CARGO_TARGET_DIR/.pacer-lock"
-  if flock --exclusive --nonblock "$pacer_target_lock"; then
+  if flock --exclusive --nonblock "$pacer_target_lock" &&
+    [ "$(cat "$CARGO_TARGET_DIR/.pacer-checkout" 2> /dev/null)" != "$workspace" ]; then
     local local_crates=()
     mapfile -t local_crates < <(cargo metadata --locked --format-version 1 \
       --manifest-path "$2/Cargo.toml" 2> /dev/null |
@@ -149,18 +153,20 @@ pacer_shared_cargo_target() {
     if [ ${#local_crates[@]} -gt 0 ]; then
       cargo clean --quiet --manifest-path "$2/Cargo.toml" "${local_crates[@]}" 2> /dev/null || true
     fi
+    printf '%s\n' "$workspace" > "$CARGO_TARGET_DIR/.pacer-checkout"
   fi
   flock --shared "$pacer_target_lock"
 }
 
-# pacer_link_cargo_target BUILD : with CARGO_TARGET_DIR set (pacer_shared_cargo_target), the
-# meson build directory BUILD's cargo target directory (src/meson.build gives cargo
-# BUILD/target) becomes a link to it; without, it stays BUILD's own.
+# pacer_link_cargo_target BUILD [TARGET] : the meson build directory BUILD's cargo target
+# directory (src/meson.build gives cargo BUILD/target) becomes a link to TARGET, by default
+# CARGO_TARGET_DIR (pacer_shared_cargo_target); with neither, it stays BUILD's own.
 pacer_link_cargo_target() {
-  [ -n "${CARGO_TARGET_DIR:-}" ] || return 0
-  if [ "$(readlink "$1/target" 2> /dev/null)" != "$CARGO_TARGET_DIR" ]; then
+  local target=${2:-${CARGO_TARGET_DIR:-}}
+  [ -n "$target" ] || return 0
+  if [ "$(readlink "$1/target" 2> /dev/null)" != "$target" ]; then
     rm -rf "$1/target"
-    ln -s "$CARGO_TARGET_DIR" "$1/target"
+    ln -s "$target" "$1/target"
   fi
 }
 

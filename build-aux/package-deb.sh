@@ -2,7 +2,8 @@
 # The Debian packages: pacer, pacer-helper and gnome-shell-extension-pacer, built by
 # dpkg-buildpackage from debian/ in an offline copy of the project, into target/package/
 # (the .debs, .buildinfo and .changes). Sourced by build-aux/package.sh, which sets
-# PACKAGE_DIR and VERSION and has made pacer_package_source and cargo available.
+# PACKAGE_DIR, PACKAGE_BUILD_DIR and VERSION and has made pacer_package_source and cargo
+# available.
 #
 # build-aux/package.sh skips the build when target/package/ holds the packages of the same
 # files already. Cargo's target directory is kept between builds (pacer_package_cargo_target in
@@ -30,7 +31,7 @@ pacer_install_packages dpkg-dev lintian "${build_depends[@]}"
 
 # The source tree, vendored, in the build folder (pacer_package_build_dir): dpkg-buildpackage
 # writes the packages into the folder above it.
-deb_build=$(pacer_package_build_dir)
+deb_build=$PACKAGE_BUILD_DIR
 deb_source=$deb_build/pacer-$VERSION
 start=$(date +%s)
 pacer_say "making the offline source tree $deb_source"

@@ -1,12 +1,13 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Builds the RPM packages of pacer.spec into target/package/: pacer, pacer-helper and
 # gnome-shell-extension-pacer. Sourced by build-aux/package.sh (`build-aux/package.sh rpm`),
-# which gives PACKAGE_DIR and VERSION.
+# which gives PACKAGE_DIR, PACKAGE_BUILD_DIR and VERSION.
 #
 # Source0 is the offline source tree (the project's files, every crate vendored, cargo told to
 # use them alone) as pacer-VERSION.tar.gz; rpmbuild takes it from target/package/rpm/rpmbuild
-# and builds it in the build folder of every kind (pacer_package_build_dir), with --nodeps, since the
-# BuildRequires name Fedora's packages, not this machine's (here Debian's, installed below).
+# and builds it in the build folder every kind shares (pacer_package_build_dir), with --nodeps,
+# since the BuildRequires name Fedora's packages, not this machine's (here Debian's, installed
+# below).
 # The whole workspace is built in release, the window included.
 #
 # Cargo's target directory is kept between builds (pacer_package_cargo_target in
@@ -55,7 +56,7 @@ rpm_defines=(
 )
 # Unpacked and built in the build folder (pacer_package_build_dir), at the path where cargo's
 # kept target directory is of use.
-rpm_defines+=(--define "_builddir $(pacer_package_build_dir)")
+rpm_defines+=(--define "_builddir $PACKAGE_BUILD_DIR")
 cache=$(pacer_package_cargo_target)
 if [ -n "$cache" ]; then
   rpm_defines+=(--define "pacer_cargo_target $cache")

@@ -4,7 +4,8 @@
 # SteamOS) without layering a package: pacer-helper with its systemd units, D-Bus
 # policy and activation file, polkit actions and interface, and pacerctl, all under /usr,
 # where systemd, the bus and polkitd read them once the image is merged over /usr. Sourced by
-# build-aux/package.sh (`build-aux/package.sh sysext`), which gives PACKAGE_DIR and VERSION.
+# build-aux/package.sh (`build-aux/package.sh sysext`), which gives PACKAGE_DIR,
+# PACKAGE_BUILD_DIR and VERSION.
 #
 # The window is not in it: on these systems it comes from Flathub, sandboxed, and talks to
 # this helper over the system bus. It could not come this way anyway: an extension has no
@@ -57,7 +58,7 @@ sysext_started=$(date +%s)
 
 # The source tree and meson's build directory in the build folder of every kind, at the path
 # the other kinds build from (pacer_package_cargo_target).
-sysext_source=$(pacer_package_build_dir)/pacer-$VERSION
+sysext_source=$PACKAGE_BUILD_DIR/pacer-$VERSION
 pacer_say "sysext: making the offline source tree"
 pacer_package_source "$sysext_source"
 
@@ -72,11 +73,8 @@ meson setup "$build" "$sysext_source" \
   -Dprofile=default -Dgui=false -Dhelper=true -Dshell-extension=false \
   -Dsystemdsystemunitdir=/usr/lib/systemd/system >> "$SYSEXT_LOG" 2>&1 ||
   pacer_package_failed "$SYSEXT_LOG" "sysext: meson setup"
-# src/meson.build builds in BUILD/target: there, a link to the cache.
-cache=$(pacer_package_cargo_target)
-if [ -n "$cache" ]; then
-  ln -sfn "$cache" "$build/target"
-fi
+# src/meson.build builds in BUILD/target: there, a link to the kept one.
+pacer_link_cargo_target "$build" "$(pacer_package_cargo_target)"
 meson compile -C "$build" >> "$SYSEXT_LOG" 2>&1 ||
   pacer_package_failed "$SYSEXT_LOG" "sysext: meson compile"
 sysext_built=$(date +%s)

@@ -114,8 +114,8 @@ mkdir -p "$PACKAGE_DIR"
 # codegen unit, which take most of a build's time on few processors; the same files in the
 # same places, larger and a little slower. Built incrementally too: each build's source tree
 # is new (pacer_package_source), so cargo compiles Pacer's crates again every time, and
-# rustc's incremental cache, kept in cargo's target directory (pacer_package_cargo_target), lets it reuse the
-# code of every function whose source did not change.
+# rustc's incremental cache, kept in cargo's target directory (pacer_package_cargo_target),
+# lets it reuse the code of every function whose source did not change.
 if [ "${PACER_PACKAGE_FAST:-0}" = 1 ]; then
   export CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 \
     CARGO_PROFILE_RELEASE_INCREMENTAL=true
@@ -153,9 +153,11 @@ if [ "${PACER_PACKAGE_FORCE:-0}" != 1 ] && [ "$(head -n 1 "$stamp_file" 2> /dev/
 fi
 rm -f "$stamp_file"
 # Each kind starts from an empty build folder (what an earlier build left there is of no use).
-rm -rf "$(pacer_package_build_dir)"
-mkdir -p "$(pacer_package_build_dir)"
-# Each kind's script builds its packages into PACKAGE_DIR and names them in PACKAGE_OUTPUTS.
+PACKAGE_BUILD_DIR=$(pacer_package_build_dir)
+rm -rf "$PACKAGE_BUILD_DIR"
+mkdir -p "$PACKAGE_BUILD_DIR"
+# Each kind's script builds in PACKAGE_BUILD_DIR, puts its packages into PACKAGE_DIR and
+# names them in PACKAGE_OUTPUTS.
 PACKAGE_OUTPUTS=()
 source "build-aux/package-$kind.sh"
 printf '%s\n' "$stamp" "${PACKAGE_OUTPUTS[@]}" > "$stamp_file"
