@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-//! How this Pacer was installed, and so how its missing helper is to be installed: the
-//! first thing a new user reads on the banner when the helper is not there.
+//! How this Pacer was installed, and so how its missing helper is to be installed (the
+//! first thing a new user reads on the banner when the helper is not there, in the words of
+//! `words::helper`).
 
 use std::path::Path;
-
-use pacer_core::i18n::{fill, gettext};
 
 /// The file Flatpak puts at the root of every sandbox (flatpak-metadata(5)).
 pub const FLATPAK_INFO: &str = "/.flatpak-info";
@@ -63,20 +62,6 @@ impl InstallKind {
             InstallKind::System
         }
     }
-
-    /// The banner's line when the system bus has no helper: that it is read-only, and the
-    /// one step that installs the helper for this kind of install.
-    pub fn missing_helper(&self) -> String {
-        match self {
-            InstallKind::Flatpak => gettext("Read-only: pacer-helper is not installed on this computer, so settings cannot be changed. A Flatpak cannot bring it: install pacer-helper on the computer itself (see “The Flatpak and the host helper” in the README) to change them."),
-            InstallKind::BuildTree => gettext("Read-only: pacer-helper is not installed, so settings cannot be changed. This Pacer runs from its build directory: install it with its helper by “meson setup build --prefix=/usr” and “sudo meson install -C build” (see “Installing” in the README)."),
-            InstallKind::OtherPrefix(prefix) => fill(
-                gettext("Read-only: pacer-helper is not installed where the system bus looks, so settings cannot be changed. Pacer was installed under {prefix}; install it again with “meson setup build --prefix=/usr” (see “Installing” in the README)."),
-                &[("prefix", prefix)],
-            ),
-            InstallKind::System => gettext("Read-only: pacer-helper is not installed, so settings cannot be changed. Install the pacer-helper package, or Pacer with its helper (see “Installing” in the README), to change them."),
-        }
-    }
 }
 
 #[cfg(test)]
@@ -86,7 +71,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn each_kind_of_install_is_told_its_own_step() {
+    fn each_kind_of_install_is_told_apart() {
         let build = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(build.path().join("debug/.fingerprint")).unwrap();
         let in_tree = build.path().join("debug/pacer");
@@ -111,20 +96,5 @@ mod tests {
             Path::new("/usr/local/libexec"),
         );
         assert_eq!(local, InstallKind::OtherPrefix("/usr/local".into()));
-        // One line each, each naming its own step.
-        let words = [
-            (InstallKind::Flatpak, "on the computer itself"),
-            (InstallKind::BuildTree, "sudo meson install -C build"),
-            (local, "installed under /usr/local"),
-            (InstallKind::System, "the pacer-helper package"),
-        ];
-        for (kind, step) in words {
-            let line = kind.missing_helper();
-            assert!(
-                line.starts_with("Read-only: ") && line.contains(step),
-                "{kind:?}: {line}"
-            );
-            assert!(!line.contains('\n'));
-        }
     }
 }

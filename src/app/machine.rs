@@ -5,8 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use pacer_core::i18n::gettext;
-use pacer_core::sim::{MachineRoot, SimError, Ticker, MODELS};
+use pacer_core::sim::{MachineRoot, Model, SimError, Ticker, MODELS};
 
 /// The simulated machine offered where this computer has no CPU frequency control.
 pub const OFFERED_MODEL: &str = "intel-hybrid";
@@ -54,11 +53,10 @@ impl Machine {
         self.model.as_deref()
     }
 
-    /// The simulated model in a line, translated.
-    pub fn model_description(&self) -> Option<String> {
+    /// The simulated model, when the machine is one of the models.
+    pub fn simulated_model(&self) -> Option<&'static Model> {
         let name = self.model.as_deref()?;
-        let model = MODELS.iter().find(|model| model.name == name)?;
-        Some(gettext(model.description))
+        MODELS.iter().find(|model| model.name == name)
     }
 
     /// A simulated machine moves only while it is watched, at the pace it is sampled.

@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 //! Sentences in the user's language built from typed values, wherever they are shown: what
-//! the window says in passing (`said`), a finding's cause (`why`), why the window is
-//! read-only (`helper`), a profile's name and a change's time.
+//! the window says in passing (`said`), the banner's notices (`banner`), a finding's cause
+//! (`why`), why the window is
+//! read-only (`helper`), why there is no history to show (`history`), a profile's
+//! name and a change's time.
 
+pub(crate) mod banner;
 pub(crate) mod helper;
+pub(crate) mod history;
 pub(crate) mod profile;
 pub(crate) mod said;
 pub(crate) mod time;
