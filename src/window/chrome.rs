@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 //! The window's frame: its keyboard shortcuts, pages that scroll within a readable width,
-//! whether anyone can see it, and the log line of its first frame.
+//! when to show itself, whether anyone can see it, and the log line of its first frame.
 
 use relm4::gtk::glib;
 use relm4::{adw, gtk};
 
 use adw::prelude::*;
+
+use super::messages::WindowMsg;
 
 /// A page as the stack shows it: scrolling, and no wider than reads well.
 pub(super) fn scrolled(page: &gtk::Widget) -> gtk::ScrolledWindow {
@@ -76,11 +78,24 @@ pub(super) fn add_shortcuts(
     root.add_controller(controller);
 }
 
+/// Tells the window when to show itself (Pacer started again while it runs) and whether
+/// anyone can see it, and logs its first frame.
+pub(super) fn follow_the_frame(root: &adw::ApplicationWindow, input: &relm4::Sender<WindowMsg>) {
+    // The first activation is this start, shown (or not) already.
+    let presenter = input.clone();
+    let started = std::cell::Cell::new(false);
+    relm4::main_application().connect_activate(move |_| {
+        if started.replace(true) {
+            presenter.emit(WindowMsg::Present);
+        }
+    });
+    let input = input.clone();
+    watch_visibility(root, move |seen| input.emit(WindowMsg::Watched(seen)));
+    log_first_frame(root);
+}
+
 /// Tells `seen` whether anyone can see the window: mapped, and not minimised.
-pub(super) fn watch_visibility(
-    root: &adw::ApplicationWindow,
-    seen: impl Fn(bool) + Clone + 'static,
-) {
+fn watch_visibility(root: &adw::ApplicationWindow, seen: impl Fn(bool) + Clone + 'static) {
     let unmapped = seen.clone();
     root.connect_unmap(move |_| unmapped(false));
     let mapped = seen.clone();
@@ -104,7 +119,7 @@ pub(super) fn watch_visibility(
 
 /// Logs how long the first frame took from the start of the program, and gives back what
 /// starting up freed once it is over.
-pub(super) fn log_first_frame(root: &adw::ApplicationWindow) {
+fn log_first_frame(root: &adw::ApplicationWindow) {
     root.connect_realize(|window| {
         let Some(clock) = window.frame_clock() else {
             return;

@@ -15,7 +15,7 @@ use relm4::{adw, gtk};
 
 use adw::prelude::*;
 
-use crate::data::change::Change;
+use crate::data::change::{Change, ChangeError};
 use crate::widgets::icons;
 
 mod group;
@@ -44,11 +44,8 @@ pub enum CpusMsg {
     /// The page is on screen (for the first time, or again).
     Shown,
     Editable(bool),
-    /// A change to these policies was refused, with the reason.
-    Refused {
-        policies: Vec<u32>,
-        message: String,
-    },
+    /// A change was refused: said beside the policies' selectors.
+    Refused(Change, ChangeError),
     /// From the groups' selectors.
     Chose(Change),
 }
@@ -123,9 +120,11 @@ impl SimpleComponent for CpusPage {
                 self.editable = editable;
                 self.show();
             }
-            CpusMsg::Refused { policies, message } => {
-                self.groups
-                    .broadcast(GroupMsg::Refused { policies, message });
+            CpusMsg::Refused(change, error) => {
+                if let Some((policies, message)) = refusal(&change, &error) {
+                    self.groups
+                        .broadcast(GroupMsg::Refused { policies, message });
+                }
             }
             CpusMsg::Chose(change) => {
                 self.groups.broadcast(GroupMsg::ClearRefusal);
@@ -191,4 +190,18 @@ fn groups_shown(view: &CpusView) -> Vec<GroupInit> {
         },
     });
     every.chain(types).collect()
+}
+
+/// The policies a refused `change` was for, and what to say beside their selectors; `None`
+/// for a change the page has no selector of.
+fn refusal(change: &Change, error: &ChangeError) -> Option<(Vec<u32>, String)> {
+    let (Change::Governor { policies, .. } | Change::Epp { policies, .. }) = change else {
+        return None;
+    };
+    let mut message = error.said.text.clone();
+    if error.kernel_busy && matches!(change, Change::Epp { .. }) {
+        message.push('\n');
+        message.push_str(&gettext("The performance governor holds EPP at performance: choose the powersave governor for these cores first."));
+    }
+    Some((policies.clone(), message))
 }
