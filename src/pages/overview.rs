@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 //! The overview page: the live frequency plot, the power profile as a switcher bound to the
 //! profile daemon, and the processor's driver, boost and Energy Aware Scheduling.
-//! What it shows in words is worked out in `view`, its unit tests are in `tests`.
+//! What it shows in words is worked out in `view`, the profile's buttons and notes are
+//! factories (`profile`), its unit tests are in `tests`.
 
-use std::cell::Cell;
-use std::rc::Rc;
 use std::sync::Arc;
 
 use pacer_core::i18n::gettext;
 use pacer_core::status::Status;
 use pacer_core::values::{DriverMode, EasSysctl};
+use relm4::factory::FactoryVecDeque;
 use relm4::prelude::*;
 use relm4::{adw, gtk};
 
@@ -17,12 +17,12 @@ use adw::prelude::*;
 
 use crate::data::change::Change;
 use crate::widgets::a11y::labelled;
-use crate::widgets::icons;
 use crate::widgets::plot::{FrequencyPlot, Shown, TypeSummary};
-use crate::words::profile::profile_label;
 
+mod profile;
 mod view;
 
+use self::profile::{NoteRow, ProfileButton, ProfileButtonMsg};
 use self::view::{driver_view, eas_view, plot_description, summary_lines, ProfileView};
 
 /// The "Each CPU" toggle in the plot's header: each CPU's own line instead of the bands.
@@ -56,22 +56,26 @@ fn each_cpu_toggle(group: &adw::PreferencesGroup, plot: &FrequencyPlot) {
 
 #[derive(Debug)]
 pub struct OverviewPage {
-    /// Set while the page itself moves a control, so the move is not taken as a request.
-    updating: Rc<Cell<bool>>,
+    /// The profiles, who serves them and the notes, as last shown.
     profile: Option<ProfileView>,
-    profile_buttons: gtk::Box,
-    profile_row: adw::ActionRow,
-    /// Why no daemon answers, technically: behind "Details", under the row's words.
-    profile_detail: gtk::Expander,
-    profile_detail_text: gtk::Label,
-    notes: gtk::ListBox,
-    driver_row: adw::ActionRow,
-    mode_choice: gtk::DropDown,
+    profile_buttons: FactoryVecDeque<ProfileButton>,
+    notes: FactoryVecDeque<NoteRow>,
+    /// The driver and its mode, in words.
+    driver: String,
+    /// The modes the driver offers, in the order of the choice's list.
     modes: Vec<DriverMode>,
-    boost: gtk::Switch,
-    eas_row: adw::ActionRow,
-    eas: gtk::Switch,
-    summary: gtk::Label,
+    /// The offered modes changed with the last reading: the choice's list is made anew.
+    modes_changed: bool,
+    /// The driver's mode, as its place in `modes`.
+    mode: Option<u32>,
+    /// Turbo boost's switch; `None` where the driver has none.
+    boost: Option<bool>,
+    /// Energy Aware Scheduling, in words.
+    eas_text: String,
+    /// The administrator's EAS switch; `None` where EAS cannot run.
+    eas: Option<bool>,
+    /// The plot's summary per core type, a line each.
+    summary: String,
     editable: bool,
 }
 
@@ -123,30 +127,44 @@ impl SimpleComponent for OverviewPage {
                 plot_readout -> gtk::Label {
                     set_margin_top: 6,
                 },
-                #[local_ref]
-                summary -> gtk::Label {
+                gtk::Label {
                     set_xalign: 0.0,
                     set_wrap: true,
                     set_margin_top: 6,
                     add_css_class: "caption",
                     add_css_class: "numeric",
+                    #[watch]
+                    set_label: &model.summary,
                 },
             },
 
             adw::PreferencesGroup {
                 set_title: &gettext("Power Profile"),
 
-                #[local_ref]
-                profile_row -> adw::ActionRow {
+                adw::ActionRow {
                     set_title: &gettext("Profile"),
+                    #[watch]
+                    set_subtitle: model.profile.as_ref().map_or("", |p| p.source.as_str()),
                 },
+                // Why no daemon answers, technically: behind "Details", under the row's words.
                 #[local_ref]
                 profile_detail -> gtk::Expander {
-                    set_visible: false,
                     set_margin_all: 12,
+                    set_label: Some(&gettext("Details")),
+                    #[watch]
+                    set_visible: model.profile.as_ref().is_some_and(|p| p.detail.is_some()),
+                    gtk::Label {
+                        set_wrap: true,
+                        set_selectable: true,
+                        set_xalign: 0.0,
+                        #[watch]
+                        set_label: model.profile.as_ref().and_then(|p| p.detail.as_deref()).unwrap_or_default(),
+                    },
                 },
                 gtk::ListBoxRow {
                     set_activatable: false,
+                    #[watch]
+                    set_visible: model.profile.as_ref().is_some_and(|p| !p.choices.is_empty()),
                     #[local_ref]
                     profile_buttons -> gtk::Box {
                         add_css_class: "linked",
@@ -159,24 +177,84 @@ impl SimpleComponent for OverviewPage {
                     add_css_class: "boxed-list",
                     set_selection_mode: gtk::SelectionMode::None,
                     set_margin_top: 12,
+                    #[watch]
+                    set_visible: model.profile.as_ref().is_some_and(|p| !p.notes.is_empty()),
                 },
             },
 
             adw::PreferencesGroup {
                 set_title: &gettext("Processor"),
 
-                #[local_ref]
-                driver_row -> adw::ActionRow {
+                adw::ActionRow {
                     set_title: &gettext("Frequency driver"),
+                    #[watch]
+                    set_subtitle: &model.driver,
+                    #[local_ref]
+                    add_suffix = mode_choice -> gtk::DropDown {
+                        set_valign: gtk::Align::Center,
+                        #[watch]
+                        set_visible: !model.modes.is_empty(),
+                        #[watch]
+                        set_sensitive: model.editable,
+                        #[track(model.modes_changed)]
+                        #[block_signal(mode_chosen)]
+                        set_model: Some(&mode_list(&model.modes)),
+                        #[watch]
+                        #[block_signal(mode_chosen)]
+                        set_selected: model.mode.unwrap_or(gtk::INVALID_LIST_POSITION),
+                        connect_selected_notify[sender] => move |choice| {
+                            sender.input(OverviewMsg::ModeChosen(choice.selected()));
+                        } @mode_chosen,
+                    },
                 },
-                #[local_ref]
-                boost_row -> adw::ActionRow {
+                adw::ActionRow {
                     set_title: &gettext("Turbo boost"),
                     set_subtitle: &gettext("Frequencies above the base frequency"),
+                    set_activatable_widget: Some(boost),
+                    #[local_ref]
+                    add_suffix = boost -> gtk::Switch {
+                        set_valign: gtk::Align::Center,
+                        #[watch]
+                        set_visible: model.boost.is_some(),
+                        #[watch]
+                        set_sensitive: model.editable,
+                        #[watch]
+                        #[block_signal(boost_set)]
+                        set_active: model.boost == Some(true),
+                        #[watch]
+                        #[block_signal(boost_set)]
+                        set_state: model.boost == Some(true),
+                        connect_state_set[sender] => move |_, on| {
+                            sender.input(OverviewMsg::BoostSet(on));
+                            gtk::glib::Propagation::Proceed
+                        } @boost_set,
+                    },
                 },
-                #[local_ref]
-                eas_row -> adw::ActionRow {
+                adw::ActionRow {
                     set_title: &gettext("Energy Aware Scheduling"),
+                    #[watch]
+                    set_subtitle: &model.eas_text,
+                    set_activatable_widget: Some(eas),
+                    // The switch is the administrator's sysctl: it exists only where EAS can
+                    // run.
+                    #[local_ref]
+                    add_suffix = eas -> gtk::Switch {
+                        set_valign: gtk::Align::Center,
+                        #[watch]
+                        set_visible: model.eas.is_some(),
+                        #[watch]
+                        set_sensitive: model.editable,
+                        #[watch]
+                        #[block_signal(eas_set)]
+                        set_active: model.eas == Some(true),
+                        #[watch]
+                        #[block_signal(eas_set)]
+                        set_state: model.eas == Some(true),
+                        connect_state_set[sender] => move |_, on| {
+                            sender.input(OverviewMsg::EasSet(on));
+                            gtk::glib::Propagation::Proceed
+                        } @eas_set,
+                    },
                 },
             },
         }
@@ -187,117 +265,62 @@ impl SimpleComponent for OverviewPage {
         root: Self::Root,
         sender: ComponentSender<Self>,
     ) -> ComponentParts<Self> {
-        let updating = Rc::new(Cell::new(false));
         let model = OverviewPage {
-            updating: Rc::clone(&updating),
             profile: None,
-            profile_buttons: gtk::Box::new(gtk::Orientation::Horizontal, 0),
-            profile_row: adw::ActionRow::new(),
-            profile_detail: {
-                let details: gtk::Expander = labelled(&gettext("Details"));
-                details.set_label(Some(&gettext("Details")));
-                details
-            },
-            profile_detail_text: gtk::Label::builder()
-                .wrap(true)
-                .selectable(true)
-                .xalign(0.0)
-                .build(),
-            notes: gtk::ListBox::new(),
-            driver_row: adw::ActionRow::new(),
-            mode_choice: labelled(&gettext("Driver mode")),
+            profile_buttons: FactoryVecDeque::builder()
+                .launch(gtk::Box::new(gtk::Orientation::Horizontal, 0))
+                .forward(sender.input_sender(), OverviewMsg::ProfileChosen),
+            notes: FactoryVecDeque::builder()
+                .launch(gtk::ListBox::new())
+                .detach(),
+            driver: String::new(),
             modes: Vec::new(),
-            boost: labelled(&gettext("Turbo boost")),
-            eas_row: adw::ActionRow::new(),
-            eas: labelled(&gettext("Energy Aware Scheduling")),
-            summary: gtk::Label::new(None),
+            modes_changed: false,
+            mode: None,
+            boost: None,
+            eas_text: String::new(),
+            eas: None,
+            summary: String::new(),
             editable: false,
         };
-        let summary = &model.summary;
-        let profile_row = &model.profile_row;
-        let profile_detail = &model.profile_detail;
-        let profile_buttons = &model.profile_buttons;
-        let notes = &model.notes;
-        let driver_row = &model.driver_row;
-        let eas_row = &model.eas_row;
+        let profile_detail: &gtk::Expander = &labelled(&gettext("Details"));
+        let profile_buttons = model.profile_buttons.widget();
+        let notes = model.notes.widget();
+        let mode_choice: &gtk::DropDown = &labelled(&gettext("Driver mode"));
+        let boost: &gtk::Switch = &labelled(&gettext("Turbo boost"));
+        let eas: &gtk::Switch = &labelled(&gettext("Energy Aware Scheduling"));
         let plot_widget = init.plot.widget();
         let plot_readout = init.plot.readout();
-        let boost_row = &adw::ActionRow::new();
         let widgets = view_output!();
-
-        model
-            .profile_detail
-            .set_child(Some(&model.profile_detail_text));
-        model.mode_choice.set_valign(gtk::Align::Center);
-        model.driver_row.add_suffix(&model.mode_choice);
-        for (row, switch) in [(boost_row, &model.boost), (eas_row, &model.eas)] {
-            switch.set_valign(gtk::Align::Center);
-            row.add_suffix(switch);
-            row.set_activatable_widget(Some(switch));
-        }
-
-        model.notes.set_visible(false);
-        let guard = Rc::clone(&updating);
-        let input = sender.input_sender().clone();
-        model.boost.connect_state_set(move |_, on| {
-            if !guard.get() {
-                input.emit(OverviewMsg::BoostSet(on));
-            }
-            gtk::glib::Propagation::Proceed
-        });
-        let guard = Rc::clone(&updating);
-        let input = sender.input_sender().clone();
-        model.eas.connect_state_set(move |_, on| {
-            if !guard.get() {
-                input.emit(OverviewMsg::EasSet(on));
-            }
-            gtk::glib::Propagation::Proceed
-        });
-        let guard = updating;
-        let input = sender.input_sender().clone();
-        model.mode_choice.connect_selected_notify(move |choice| {
-            if !guard.get() {
-                input.emit(OverviewMsg::ModeChosen(choice.selected()));
-            }
-        });
         each_cpu_toggle(&widgets.frequency_group, &init.plot);
         ComponentParts { model, widgets }
     }
 
     fn update(&mut self, message: OverviewMsg, sender: ComponentSender<Self>) {
+        self.modes_changed = false;
         match message {
-            OverviewMsg::Status(status) => self.show(&status, &sender),
-            OverviewMsg::Summary(summary) => {
-                let text = summary_lines(&summary).join("\n");
-                if self.summary.text() != text {
-                    self.summary.set_text(&text);
-                }
-            }
-            OverviewMsg::Editable(editable) => {
-                self.editable = editable;
-                for widget in [
-                    self.boost.upcast_ref::<gtk::Widget>(),
-                    self.eas.upcast_ref(),
-                    self.mode_choice.upcast_ref(),
-                ] {
-                    widget.set_sensitive(editable);
-                }
-            }
+            OverviewMsg::Status(status) => self.show(&status),
+            OverviewMsg::Summary(summary) => self.summary = summary_lines(&summary).join("\n"),
+            OverviewMsg::Editable(editable) => self.editable = editable,
+            // What the user chose shows at once; the next reading shows what came of it.
             OverviewMsg::ProfileChosen(profile) => {
                 let _ = sender.output(Change::Profile(profile));
             }
             OverviewMsg::ModeChosen(index) => {
                 if let Some(mode) = self.modes.get(index as usize) {
+                    self.mode = Some(index);
                     let _ = sender.output(Change::DriverMode(*mode));
                 }
             }
             OverviewMsg::BoostSet(enabled) => {
+                self.boost = Some(enabled);
                 let _ = sender.output(Change::Boost {
                     policies: Vec::new(),
                     enabled,
                 });
             }
             OverviewMsg::EasSet(enabled) => {
+                self.eas = Some(enabled);
                 let _ = sender.output(Change::Eas(enabled));
             }
         }
@@ -305,116 +328,66 @@ impl SimpleComponent for OverviewPage {
 }
 
 impl OverviewPage {
-    fn show(&mut self, status: &Status, sender: &ComponentSender<Self>) {
-        self.updating.set(true);
-        self.show_profile(ProfileView::of(status), sender);
+    fn show(&mut self, status: &Status) {
+        self.show_profile(ProfileView::of(status));
         let snapshot = &status.snapshot;
         let (driver, modes) = driver_view(snapshot);
-        self.driver_row.set_subtitle(&driver);
+        self.driver = driver;
         if modes != self.modes {
-            let names: Vec<String> = modes.iter().map(ToString::to_string).collect();
-            let names: Vec<&str> = names.iter().map(String::as_str).collect();
-            self.mode_choice
-                .set_model(Some(&gtk::StringList::new(&names)));
             self.modes = modes;
+            self.modes_changed = true;
         }
-        self.mode_choice.set_visible(!self.modes.is_empty());
-        if let Some(index) = snapshot
+        self.mode = snapshot
             .driver
             .mode
             .and_then(|mode| self.modes.iter().position(|m| *m == mode))
-        {
-            self.mode_choice.set_selected(index as u32);
-        }
-        match snapshot.driver.boost {
-            Some(on) => {
-                self.boost.set_visible(true);
-                self.boost.set_active(on);
-                self.boost.set_state(on);
-            }
-            None => self.boost.set_visible(false),
-        }
-        self.eas_row.set_subtitle(&eas_view(snapshot));
-        // The switch is the administrator's sysctl: it exists only where EAS can run.
-        match snapshot.eas.sysctl {
-            Some(EasSysctl::Enabled) => {
-                self.eas.set_visible(true);
-                self.eas.set_active(true);
-                self.eas.set_state(true);
-            }
-            Some(EasSysctl::Disabled) => {
-                self.eas.set_visible(true);
-                self.eas.set_active(false);
-                self.eas.set_state(false);
-            }
-            Some(EasSysctl::Impossible) | None => self.eas.set_visible(false),
-        }
-        self.updating.set(false);
+            .and_then(|index| u32::try_from(index).ok());
+        self.boost = snapshot.driver.boost;
+        self.eas_text = eas_view(snapshot);
+        self.eas = match snapshot.eas.sysctl {
+            Some(EasSysctl::Enabled) => Some(true),
+            Some(EasSysctl::Disabled) => Some(false),
+            Some(EasSysctl::Impossible) | None => None,
+        };
     }
 
-    fn show_profile(&mut self, view: ProfileView, sender: &ComponentSender<Self>) {
+    fn show_profile(&mut self, view: ProfileView) {
         if self.profile.as_ref() == Some(&view) {
             return;
         }
-        self.profile_row.set_subtitle(&view.source);
-        self.profile_detail_text
-            .set_label(view.detail.as_deref().unwrap_or_default());
-        self.profile_detail.set_visible(view.detail.is_some());
         let same_choices = self.profile.as_ref().is_some_and(|old| {
             old.choices
                 .iter()
                 .map(|c| &c.0)
                 .eq(view.choices.iter().map(|c| &c.0))
         });
-        if !same_choices {
-            while let Some(child) = self.profile_buttons.first_child() {
-                self.profile_buttons.remove(&child);
+        if same_choices {
+            for (index, (_, active)) in view.choices.iter().enumerate() {
+                self.profile_buttons
+                    .send(index, ProfileButtonMsg::Active(*active));
             }
-            let mut group: Option<gtk::ToggleButton> = None;
-            for (name, _) in &view.choices {
-                // Labels give way on narrow screens rather than widen the window.
-                let label = gtk::Label::builder()
-                    .label(profile_label(name))
-                    .ellipsize(gtk::pango::EllipsizeMode::End)
-                    .build();
-                let button = gtk::ToggleButton::builder().child(&label).build();
-                button.set_group(group.as_ref());
-                group.get_or_insert_with(|| button.clone());
-                let guard = Rc::clone(&self.updating);
-                let input = sender.input_sender().clone();
-                let name = name.clone();
-                button.connect_toggled(move |button| {
-                    if button.is_active() && !guard.get() {
-                        input.emit(OverviewMsg::ProfileChosen(name.clone()));
-                    }
-                });
-                self.profile_buttons.append(&button);
+        } else {
+            let mut buttons = self.profile_buttons.guard();
+            buttons.clear();
+            for choice in &view.choices {
+                buttons.push_back(choice.clone());
             }
         }
-        let mut child = self.profile_buttons.first_child();
-        for (_, active) in &view.choices {
-            if let Some(button) = child
-                .as_ref()
-                .and_then(|c| c.downcast_ref::<gtk::ToggleButton>())
-            {
-                button.set_active(*active);
-            }
-            child = child.and_then(|c| c.next_sibling());
-        }
-        if let Some(row) = self.profile_buttons.parent() {
-            row.set_visible(!view.choices.is_empty());
-        }
-        while let Some(row) = self.notes.first_child() {
-            self.notes.remove(&row);
-        }
+        let mut notes = self.notes.guard();
+        notes.clear();
         for note in &view.notes {
-            let row = adw::ActionRow::builder().title(note).build();
-            row.add_prefix(&gtk::Image::from_icon_name(icons::INFORMATION));
-            self.notes.append(&row);
+            notes.push_back(note.clone());
         }
-        self.notes.set_visible(!view.notes.is_empty());
+        drop(notes);
         self.profile = Some(view);
     }
+}
+
+/// The driver's modes as the choice lists them.
+fn mode_list(modes: &[DriverMode]) -> gtk::StringList {
+    let names: Vec<String> = modes.iter().map(ToString::to_string).collect();
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    gtk::StringList::new(&names)
 }
 
 #[cfg(test)]
