@@ -19,8 +19,8 @@ use pacer_core::machine::Snapshot;
 use pacer_core::profile::expectation;
 use pacer_core::status_json::StatusDocument;
 use pacer_core::SysRoot;
+use pacer_dbus::measurement::progress::Progress;
 use pacer_dbus::{actions, details, HelperError, Policies, PolicyValue, Problem, Topic};
-use pacer_measure::progress::Progress;
 use pacer_measure::report::RampOptions;
 use pacer_measure::source::ramp_of;
 use zbus::message::Header;
@@ -465,7 +465,7 @@ impl Helper {
         tokio::pin!(measuring);
         let emit = |p: Progress| {
             let (cpu, trial, trials, stage, left_ms, curve, mhz) =
-                pacer_dbus::progress::to_args(&p);
+                pacer_dbus::measurement::progress::to_args(&p);
             Self::measure_progress(&emitter, cpu, trial, trials, stage, left_ms, curve, mhz)
         };
         let result = loop {
