@@ -13,7 +13,8 @@ use pacer_core::profile::ProfileReading;
 use pacer_core::sim::{SimDir, SimMachine};
 use pacer_core::status::Status;
 use pacer_core::{Snapshot, SysRoot};
-use pacer_measure::report::{self, RampReport};
+use pacer_dbus::measurement::report::RampReport;
+use pacer_measure::report;
 use relm4::gtk::{self, glib};
 
 /// The status of the simulated `model` after `writes` (path from `/`, value) went through

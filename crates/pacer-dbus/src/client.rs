@@ -12,10 +12,10 @@ use futures_util::StreamExt;
 use pacer_core::i18n::{fill, gettext};
 use pacer_core::machine::Snapshot;
 use pacer_core::{SnapshotError, SysRoot};
-use pacer_measure::compare::{Column, Comparison, Setting};
-use pacer_measure::progress::Progress;
-use pacer_measure::report::RampReport;
 
+use crate::measurement::compare::{Column, Comparison, Setting};
+use crate::measurement::progress::Progress;
+use crate::measurement::report::RampReport;
 use crate::{ErrorKind, Helper1Proxy, HelperError, MeasureProgressStream, Problem};
 
 /// How long a call may take: a change may wait for the user to type a password in polkit's
@@ -187,8 +187,8 @@ async fn call_within<T>(
 }
 
 /// Switches the machine under `root` to `setting` through the helper, in the order of
-/// [`pacer_measure::compare::SETTING_KEYS`] (the mode first: switching it resets the
-/// governors), each for every active policy (the EPP for those that have one).
+/// [`SETTING_KEYS`](crate::measurement::compare::SETTING_KEYS) (the mode first: switching
+/// it resets the governors), each for every active policy (the EPP for those that have one).
 pub async fn apply_setting(
     helper: &Helper1Proxy<'static>,
     root: &SysRoot,
@@ -267,7 +267,7 @@ async fn measure_with(
             .args()
             .ok()
             .as_ref()
-            .and_then(crate::progress::from_args)
+            .and_then(crate::measurement::progress::from_args)
         {
             on_progress(progress);
         }

@@ -2,12 +2,13 @@
 //! The wire contract between `pacer-helper` and its clients (`pacerctl`, the window): the
 //! bus name, object path and interface, the polkit actions, the proxy, and one error type
 //! whose D-Bus names both sides share (`io.github.pacerapp.Pacer.Helper1.Error.<Variant>`);
-//! and, in [`client`], the calls both clients make.
+//! in [`measurement`], the documents a measurement answers with and its progress; and, in
+//! [`client`], the calls both clients make.
 
 pub mod client;
 pub mod history;
+pub mod measurement;
 mod problem;
-pub mod progress;
 
 pub use problem::{echo, ErrorKind, Problem, ECHO_LIMIT};
 
@@ -240,7 +241,7 @@ pub trait Helper1 {
 
     /// A measurement's progress: trial `trial` of `trials` on `cpu`, its stage (0 waiting
     /// for the CPU to go idle, 1 running, 2 done), the whole measurement's time left, the
-    /// trial's curve so far and the CPU's frequency ([`progress`]).
+    /// trial's curve so far and the CPU's frequency ([`measurement::progress`]).
     #[allow(clippy::too_many_arguments)]
     #[zbus(signal)]
     fn measure_progress(

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use common::*;
 use futures_util::StreamExt;
-use pacer_measure::progress::{Progress, Stage};
+use pacer_dbus::measurement::progress::{Progress, Stage};
 
 /// Every signal of one measurement of `cpus`, `trials` each, with when it came.
 async fn follow(rig: &Rig, cpus: &[u32], trials: u32) -> Vec<(Instant, Progress)> {
@@ -29,7 +29,7 @@ async fn follow(rig: &Rig, cpus: &[u32], trials: u32) -> Vec<(Instant, Progress)
     tokio::pin!(measuring);
     let mut take = |signal: pacer_dbus::MeasureProgress| {
         let args = signal.args().unwrap();
-        let progress = pacer_dbus::progress::from_args(&args).expect("a known stage");
+        let progress = pacer_dbus::measurement::progress::from_args(&args).expect("a known stage");
         seen.push((Instant::now(), progress));
     };
     loop {

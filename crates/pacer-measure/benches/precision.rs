@@ -14,10 +14,11 @@ use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use pacer_core::SysRoot;
+use pacer_dbus::measurement::statistic::Statistic;
 use pacer_measure::disturb::Competitor;
 use pacer_measure::offcpu::Gaps;
 use pacer_measure::ramp::{self, RampSetup, Trial};
-use pacer_measure::stats::Statistic;
+use pacer_measure::stats::{statistic_of, statistic_of_each};
 use pacer_measure::trace::{analyse, WINDOWS_MS};
 
 const RUNS: usize = 10;
@@ -31,7 +32,7 @@ fn check(what: &str, ok: bool) {
 }
 
 fn stat(values: impl Iterator<Item = f64>) -> Statistic {
-    Statistic::of(&values.collect::<Vec<_>>()).unwrap_or(Statistic::exact(f64::NAN))
+    statistic_of_each(values).unwrap_or(Statistic::exact(f64::NAN))
 }
 
 fn show(statistic: Statistic) -> String {
@@ -157,7 +158,7 @@ fn forty_ms_competitor() {
         gaps_ms.push(gaps.total_ns() as f64 / 1e6);
     }
     println!("another task for the first 40 ms of the run (same nice), {RUNS} runs on CPU {CPU}:");
-    let wall = Statistic::of(&wall_t95).unwrap();
+    let wall = statistic_of(&wall_t95).unwrap();
     check(
         &format!(
             "the wall clock shows a ramp: time to 95 % {} ms (40 ± 5)",
@@ -165,7 +166,7 @@ fn forty_ms_competitor() {
         ),
         (35.0..=45.0).contains(&wall.median),
     );
-    let on_cpu = Statistic::of(&on_cpu_t95).unwrap();
+    let on_cpu = statistic_of(&on_cpu_t95).unwrap();
     check(
         &format!(
             "the core's own time shows none: {} ms (under 2)",
@@ -175,7 +176,7 @@ fn forty_ms_competitor() {
     );
     println!(
         "  info gaps found: {} ms (the other task's half of 40 ms, and interrupts)",
-        show(Statistic::of(&gaps_ms).unwrap())
+        show(statistic_of(&gaps_ms).unwrap())
     );
 }
 

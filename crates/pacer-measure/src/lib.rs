@@ -1,21 +1,21 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 //! Pacer's measurements: how fast a core reaches full speed when work arrives, and what
 //! waking a task on another core costs, exact enough for a patch mail; and their
-//! presentation (the table of `docs/measurement.md`) and comparisons under several settings, shared by
-//! `pacerctl` and the window.
+//! presentation (the table of `docs/measurement.md`, comparisons under several settings
+//! included), shared by `pacerctl` and the window. The reports they fill in are the wire
+//! contract's (`pacer_dbus::measurement`), which the helper's clients read without this crate.
 
-pub mod compare;
 pub mod disturb;
 pub mod energy;
 pub mod live;
 pub mod model;
 pub mod offcpu;
-pub mod progress;
 pub mod ramp;
 pub mod report;
 pub mod sched;
 pub mod source;
 pub mod stats;
 pub mod table;
+mod time_left;
 pub mod trace;
 pub mod wakeup;

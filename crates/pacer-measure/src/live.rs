@@ -13,6 +13,7 @@ use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use pacer_core::SysRoot;
+use pacer_dbus::measurement::progress::Points;
 
 use crate::trace::{ops_at, Sample};
 
@@ -93,9 +94,6 @@ impl SharedSamples {
             .collect()
     }
 }
-
-/// Points of a line over a trial: (ms since the work began, value).
-pub type Points = Vec<(f64, f64)>;
 
 /// The chart's time axis ends here (ms).
 pub const LAST_MS: f64 = 1000.0;

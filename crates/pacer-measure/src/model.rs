@@ -8,10 +8,12 @@ use std::time::{Duration, Instant};
 use pacer_core::machine::Snapshot;
 use pacer_core::sim::{Ramp, SimMachine};
 
+use pacer_dbus::measurement::progress::{Progress, Stage};
+use pacer_dbus::measurement::report::{Clock, RampReport, RampRun, Settings, Window, SCHEMA};
+use pacer_dbus::measurement::statistic::Statistic;
+
 use crate::live::{curve_times, REPORT_EVERY};
-use crate::progress::{Progress, Stage, TimeLeft};
-use crate::report::{Clock, RampReport, RampRun, Settings, Window, SCHEMA};
-use crate::stats::Statistic;
+use crate::time_left::TimeLeft;
 use crate::trace::WINDOWS_MS;
 
 /// The recurrence's operations per clock cycle on the simulated cores: one dependent

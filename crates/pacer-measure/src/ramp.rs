@@ -8,9 +8,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use pacer_core::SysRoot;
+use pacer_dbus::measurement::progress::Points;
 
 use crate::energy::{EnergyCounter, RunEnergy};
-use crate::live::{self, Points, SharedSamples, Watched};
+use crate::live::{self, SharedSamples, Watched};
 use crate::offcpu::Gaps;
 use crate::sched::ThreadCounters;
 use crate::trace::{analyse, Analysis, Sample};

@@ -7,7 +7,7 @@ use std::fs;
 use std::path::Path;
 use std::time::Duration;
 
-use serde::{Deserialize, Serialize};
+use pacer_dbus::measurement::report::Quiet;
 
 /// The calling thread's scheduler counters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -53,103 +53,81 @@ impl ThreadCounters {
     }
 }
 
-/// How quiet a CPU was just before measuring on it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Quiet {
-    /// The one-minute load average of the whole machine.
-    pub load_1m: Option<f64>,
-    /// The share of the CPU's time that was not idle over [`BUSY_SAMPLE`] just before (%):
-    /// the kernel's own count, which sees every task, those hidden from this process too.
-    #[serde(default)]
-    pub busy_pct: Option<f64>,
-    /// Other tasks runnable on the CPU then (not counting Pacer's own), of those seen.
-    pub runnable_on_cpu: Option<usize>,
-    /// Other tasks that may run on that CPU alone, of those seen: nothing can move them off
-    /// it, so they will take it from the measurement whenever they wake.
-    pub bound_to_cpu: Option<usize>,
-    /// Whether every task of the machine could be seen to count those: not in a container,
-    /// nor where `/proc` hides other users' processes (systemd's `ProtectProc=`).
-    #[serde(default)]
-    pub all_tasks_seen: Option<bool>,
-}
-
 /// How long the CPU's busy share is sampled before measuring.
 pub const BUSY_SAMPLE: Duration = Duration::from_millis(200);
 
-impl Quiet {
-    /// Looks at `cpu` under `/proc`, for [`BUSY_SAMPLE`].
-    pub fn check(cpu: u32) -> Quiet {
-        Quiet::check_in(Path::new("/proc"), cpu, std::process::id(), BUSY_SAMPLE)
-    }
+/// How quiet `cpu` is: looks at it under `/proc`, for [`BUSY_SAMPLE`].
+pub fn check_quiet(cpu: u32) -> Quiet {
+    check_quiet_in(Path::new("/proc"), cpu, std::process::id(), BUSY_SAMPLE)
+}
 
-    fn check_in(proc: &Path, cpu: u32, own_pid: u32, busy_sample: Duration) -> Quiet {
-        let ticks_before = CpuTicks::read(proc, cpu);
-        std::thread::sleep(busy_sample);
-        let busy_pct = CpuTicks::read(proc, cpu)
-            .zip(ticks_before)
-            .and_then(|(after, before)| after.busy_pct_since(before));
-        let loadavg = fs::read_to_string(proc.join("loadavg")).ok();
-        let load_1m = loadavg
-            .as_deref()
-            .and_then(|text| text.split_whitespace().next()?.parse().ok());
-        // The fourth field, `running/total`: every task of the machine, seen or not.
-        let tasks_total: Option<usize> = loadavg.as_deref().and_then(|text| {
-            text.split_whitespace()
-                .nth(3)?
-                .split_once('/')?
-                .1
-                .parse()
-                .ok()
-        });
-        let Ok(processes) = fs::read_dir(proc) else {
-            return Quiet {
-                load_1m,
-                busy_pct,
-                runnable_on_cpu: None,
-                bound_to_cpu: None,
-                all_tasks_seen: Some(false),
-            };
-        };
-        // This process's own threads count as seen; they are not looked at below.
-        let mut seen =
-            fs::read_dir(proc.join(format!("{own_pid}/task"))).map_or(0, |tasks| tasks.count());
-        let mut runnable = 0;
-        let mut bound = 0;
-        let pids = processes
-            .flatten()
-            .filter_map(|entry| entry.file_name().to_str()?.parse::<u32>().ok())
-            .filter(|&pid| pid != own_pid);
-        for pid in pids {
-            let Ok(tasks) = fs::read_dir(proc.join(format!("{pid}/task"))) else {
-                continue;
-            };
-            for task in tasks.flatten() {
-                seen += 1;
-                let dir = task.path();
-                if let Some((state, last_cpu)) = fs::read_to_string(dir.join("stat"))
-                    .ok()
-                    .as_deref()
-                    .and_then(state_and_cpu)
-                {
-                    runnable += usize::from(state == 'R' && last_cpu == cpu);
-                }
-                let only_here = fs::read_to_string(dir.join("status"))
-                    .ok()
-                    .is_some_and(|text| {
-                        text.lines()
-                            .find_map(|line| line.strip_prefix("Cpus_allowed_list:"))
-                            .is_some_and(|list| list.trim() == cpu.to_string())
-                    });
-                bound += usize::from(only_here);
-            }
-        }
-        Quiet {
+fn check_quiet_in(proc: &Path, cpu: u32, own_pid: u32, busy_sample: Duration) -> Quiet {
+    let ticks_before = CpuTicks::read(proc, cpu);
+    std::thread::sleep(busy_sample);
+    let busy_pct = CpuTicks::read(proc, cpu)
+        .zip(ticks_before)
+        .and_then(|(after, before)| after.busy_pct_since(before));
+    let loadavg = fs::read_to_string(proc.join("loadavg")).ok();
+    let load_1m = loadavg
+        .as_deref()
+        .and_then(|text| text.split_whitespace().next()?.parse().ok());
+    // The fourth field, `running/total`: every task of the machine, seen or not.
+    let tasks_total: Option<usize> = loadavg.as_deref().and_then(|text| {
+        text.split_whitespace()
+            .nth(3)?
+            .split_once('/')?
+            .1
+            .parse()
+            .ok()
+    });
+    let Ok(processes) = fs::read_dir(proc) else {
+        return Quiet {
             load_1m,
             busy_pct,
-            runnable_on_cpu: Some(runnable),
-            bound_to_cpu: Some(bound),
-            all_tasks_seen: tasks_total.map(|total| all_seen(seen, total)),
+            runnable_on_cpu: None,
+            bound_to_cpu: None,
+            all_tasks_seen: Some(false),
+        };
+    };
+    // This process's own threads count as seen; they are not looked at below.
+    let mut seen =
+        fs::read_dir(proc.join(format!("{own_pid}/task"))).map_or(0, |tasks| tasks.count());
+    let mut runnable = 0;
+    let mut bound = 0;
+    let pids = processes
+        .flatten()
+        .filter_map(|entry| entry.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|&pid| pid != own_pid);
+    for pid in pids {
+        let Ok(tasks) = fs::read_dir(proc.join(format!("{pid}/task"))) else {
+            continue;
+        };
+        for task in tasks.flatten() {
+            seen += 1;
+            let dir = task.path();
+            if let Some((state, last_cpu)) = fs::read_to_string(dir.join("stat"))
+                .ok()
+                .as_deref()
+                .and_then(state_and_cpu)
+            {
+                runnable += usize::from(state == 'R' && last_cpu == cpu);
+            }
+            let only_here = fs::read_to_string(dir.join("status"))
+                .ok()
+                .is_some_and(|text| {
+                    text.lines()
+                        .find_map(|line| line.strip_prefix("Cpus_allowed_list:"))
+                        .is_some_and(|list| list.trim() == cpu.to_string())
+                });
+            bound += usize::from(only_here);
         }
+    }
+    Quiet {
+        load_1m,
+        busy_pct,
+        runnable_on_cpu: Some(runnable),
+        bound_to_cpu: Some(bound),
+        all_tasks_seen: tasks_total.map(|total| all_seen(seen, total)),
     }
 }
 
@@ -283,7 +261,7 @@ mod tests {
             .spawn()
             .unwrap();
         std::thread::sleep(Duration::from_millis(200));
-        let quiet = Quiet::check(1);
+        let quiet = check_quiet(1);
         spinning.kill().unwrap();
         spinning.wait().unwrap();
         assert!(quiet.runnable_on_cpu.unwrap() >= 1, "{quiet:?}");
@@ -381,7 +359,7 @@ mod tests {
 
     #[test]
     fn every_task_of_this_machine_is_seen() {
-        let quiet = Quiet::check_in(Path::new("/proc"), 1, std::process::id(), Duration::ZERO);
+        let quiet = check_quiet_in(Path::new("/proc"), 1, std::process::id(), Duration::ZERO);
         assert_eq!(quiet.all_tasks_seen, Some(true), "{quiet:?}");
     }
 }

@@ -7,10 +7,11 @@ use pacer_core::i18n::gettext;
 use pacer_core::machine::Snapshot;
 use pacer_core::sim::{RenderError, SimMachine};
 use pacer_core::SysRoot;
+use pacer_dbus::measurement::progress::Progress;
+use pacer_dbus::measurement::report::RampReport;
 
 use crate::model::played_ramp;
-use crate::progress::Progress;
-use crate::report::{measure_ramp, RampOptions, RampReport};
+use crate::report::{measure_ramp, RampOptions};
 
 /// Why a ramp could not be had.
 #[derive(Debug, thiserror::Error)]

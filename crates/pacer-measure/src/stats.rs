@@ -1,66 +1,35 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 //! Statistics over trials and over a sampled run.
 
-use serde::{Deserialize, Serialize};
+use pacer_dbus::measurement::statistic::Statistic;
 
-/// Mean, spread and range of one quantity over trials, and its median and interquartile
-/// range, which one odd trial does not move.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct Statistic {
-    pub mean: f64,
-    /// Sample standard deviation (0 for a single trial).
-    pub sd: f64,
-    pub min: f64,
-    pub max: f64,
-    /// (Absent from reports made before these were added.)
-    #[serde(default)]
-    pub median: f64,
-    /// The third quartile less the first (linear interpolation between trials).
-    #[serde(default)]
-    pub iqr: f64,
+/// The statistic of the values an iterator gives; `None` for none.
+pub fn statistic_of_each(values: impl Iterator<Item = f64>) -> Option<Statistic> {
+    statistic_of(&values.collect::<Vec<_>>())
 }
 
-impl Statistic {
-    /// The statistic of the values an iterator gives; `None` for none.
-    pub fn of_each(values: impl Iterator<Item = f64>) -> Option<Statistic> {
-        Statistic::of(&values.collect::<Vec<_>>())
+/// The statistic of `values` (a report's [`Statistic`]); `None` for no values.
+pub fn statistic_of(values: &[f64]) -> Option<Statistic> {
+    if values.is_empty() {
+        return None;
     }
-
-    /// `None` for no values.
-    pub fn of(values: &[f64]) -> Option<Statistic> {
-        if values.is_empty() {
-            return None;
-        }
-        let n = values.len() as f64;
-        let mean = values.iter().sum::<f64>() / n;
-        let variance = if values.len() > 1 {
-            values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0)
-        } else {
-            0.0
-        };
-        let mut sorted = values.to_vec();
-        sorted.sort_by(f64::total_cmp);
-        Some(Statistic {
-            mean,
-            sd: variance.sqrt(),
-            min: sorted[0],
-            max: sorted[sorted.len() - 1],
-            median: quantile(&sorted, 0.5),
-            iqr: quantile(&sorted, 0.75) - quantile(&sorted, 0.25),
-        })
-    }
-
-    /// One value, exactly (a model's figure).
-    pub fn exact(value: f64) -> Statistic {
-        Statistic {
-            mean: value,
-            sd: 0.0,
-            min: value,
-            max: value,
-            median: value,
-            iqr: 0.0,
-        }
-    }
+    let n = values.len() as f64;
+    let mean = values.iter().sum::<f64>() / n;
+    let variance = if values.len() > 1 {
+        values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0)
+    } else {
+        0.0
+    };
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    Some(Statistic {
+        mean,
+        sd: variance.sqrt(),
+        min: sorted[0],
+        max: sorted[sorted.len() - 1],
+        median: quantile(&sorted, 0.5),
+        iqr: quantile(&sorted, 0.75) - quantile(&sorted, 0.25),
+    })
 }
 
 /// The `q` quantile of sorted, non-empty `values`, interpolated linearly.
@@ -91,7 +60,7 @@ mod tests {
 
     #[test]
     fn statistics_of_known_values() {
-        let s = Statistic::of(&[2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0]).unwrap();
+        let s = statistic_of(&[2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0]).unwrap();
         assert_eq!(s.mean, 5.0);
         assert!((s.sd - 2.138).abs() < 1e-3);
         assert_eq!((s.min, s.max), (2.0, 9.0));
@@ -99,11 +68,11 @@ mod tests {
         // Quartiles at positions 1.75 and 5.25: 4.0 and 5.5.
         assert_eq!(s.iqr, 1.5);
         // One wild trial moves the mean, not the median.
-        let wild = Statistic::of(&[0.0, 0.0, 0.0, 0.0, 170.0]).unwrap();
+        let wild = statistic_of(&[0.0, 0.0, 0.0, 0.0, 170.0]).unwrap();
         assert_eq!((wild.median, wild.iqr), (0.0, 0.0));
         assert_eq!(wild.mean, 34.0);
-        assert_eq!(Statistic::of(&[3.0]).unwrap().sd, 0.0);
-        assert!(Statistic::of(&[]).is_none());
+        assert_eq!(statistic_of(&[3.0]).unwrap().sd, 0.0);
+        assert!(statistic_of(&[]).is_none());
     }
 
     #[test]

@@ -10,9 +10,10 @@ use std::fmt::Write as _;
 use pacer_core::i18n::{fill, gettext};
 use pacer_core::values::CoreType;
 
-use crate::report::{Clock, RampReport, RampRun, Settings};
-use crate::sched::Quiet;
-use crate::stats::Statistic;
+use pacer_dbus::measurement::compare::Comparison;
+use pacer_dbus::measurement::report::{Clock, Quiet, RampReport, RampRun, Settings};
+use pacer_dbus::measurement::statistic::Statistic;
+
 use crate::trace::WINDOWS_MS;
 
 /// What a missing figure shows.
@@ -138,6 +139,22 @@ pub fn settings_line(settings: &Settings, simulated: bool) -> String {
 }
 
 impl RampTable {
+    /// The table of a comparison's columns, each labelled with its setting.
+    pub fn of_comparison(comparison: &Comparison) -> RampTable {
+        let labels: Vec<String> = comparison
+            .columns
+            .iter()
+            .map(|c| c.setting.label())
+            .collect();
+        let reports: Vec<(Option<&str>, &RampReport)> = comparison
+            .columns
+            .iter()
+            .zip(&labels)
+            .map(|(column, label)| (Some(label.as_str()), &column.result))
+            .collect();
+        RampTable::new(&reports)
+    }
+
     /// The table of `reports`, each with the label of the setting it ran under (`None` for
     /// a single measurement).
     pub fn new(reports: &[(Option<&str>, &RampReport)]) -> RampTable {

@@ -7,11 +7,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use pacer_core::machine::Snapshot;
-use serde::{Deserialize, Serialize};
+use pacer_dbus::measurement::report::{Settings, SCHEMA};
+use pacer_dbus::measurement::wakeup::{RoundTrip, WakeupReport};
 
 use crate::ramp::confine_to;
-use crate::report::{Settings, SCHEMA};
-use crate::stats::Statistic;
+use crate::stats::{statistic_of, statistic_of_each};
 
 /// The first stretch of a run, whose round trips count as "cold".
 pub const COLD: Duration = Duration::from_millis(10);
@@ -118,25 +118,6 @@ fn bounce(
         Ok(result)
     })
 }
-/// A wake-up measurement in the schema-1 contract (`docs/contracts.md` 3).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct RoundTrip {
-    pub cold: Option<Statistic>,
-    pub steady: Option<Statistic>,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct WakeupReport {
-    pub schema: u32,
-    pub kind: String,
-    pub simulated: bool,
-    pub settings: Settings,
-    pub cpus: [u32; 2],
-    pub round_trip_us: RoundTrip,
-    pub round_trips_per_s: Option<Statistic>,
-    /// Both threads on the first CPU: the cost without a cross-CPU wake-up, to set it off.
-    pub same_cpu_control_us: Option<Statistic>,
-}
 
 /// Wake-up ping-pong between `cpus` over `trials` runs of `duration`.
 pub fn measure_wakeup(
@@ -165,10 +146,10 @@ pub fn measure_wakeup(
         settings: Settings::of(snapshot, cpus[0], profile),
         cpus,
         round_trip_us: RoundTrip {
-            cold: Statistic::of_each(runs.iter().map(|r| r.cold_us)),
-            steady: Statistic::of_each(runs.iter().map(|r| r.steady_us)),
+            cold: statistic_of_each(runs.iter().map(|r| r.cold_us)),
+            steady: statistic_of_each(runs.iter().map(|r| r.steady_us)),
         },
-        round_trips_per_s: Statistic::of_each(runs.iter().map(|r| r.round_trips_per_s)),
-        same_cpu_control_us: Statistic::of(&control),
+        round_trips_per_s: statistic_of_each(runs.iter().map(|r| r.round_trips_per_s)),
+        same_cpu_control_us: statistic_of(&control),
     })
 }

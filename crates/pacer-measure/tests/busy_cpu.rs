@@ -11,8 +11,9 @@ use std::time::Duration;
 
 use pacer_core::machine::Snapshot;
 use pacer_core::SysRoot;
+use pacer_dbus::measurement::report::Clock;
 use pacer_measure::disturb::Competitor;
-use pacer_measure::report::{measure_ramp, Clock, RampOptions};
+use pacer_measure::report::{measure_ramp, RampOptions};
 
 /// One measurement with the competitor running; what in it does not hold, if anything.
 fn measure_and_check() -> Result<(), String> {

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 use pacer_core::values::{DriverMode, Epp, Governor};
+use pacer_dbus::measurement::report::Clock;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -159,11 +160,11 @@ pub struct RampFormat {
 }
 
 impl RampFormat {
-    pub fn clock(&self) -> pacer_measure::report::Clock {
+    pub fn clock(&self) -> Clock {
         if self.wall_clock {
-            pacer_measure::report::Clock::Wall
+            Clock::Wall
         } else {
-            pacer_measure::report::Clock::OnCpu
+            Clock::OnCpu
         }
     }
 }

@@ -9,9 +9,10 @@ use pacer_core::machine::Snapshot;
 use pacer_core::values::CoreType;
 use pacer_core::SysRoot;
 use pacer_dbus::client::{self as helper_client, active_profile, Bus};
-use pacer_measure::compare::{parse_setting, Setting};
-use pacer_measure::progress::{Progress, Stage};
-use pacer_measure::report::{self, RampOptions, RampReport};
+use pacer_dbus::measurement::compare::{parse_setting, Setting};
+use pacer_dbus::measurement::progress::{Progress, Stage};
+use pacer_dbus::measurement::report::RampReport;
+use pacer_measure::report::{self, RampOptions};
 use pacer_measure::table::{number, RampTable};
 
 use crate::cli::{MeasuredCpus, RampFormat};

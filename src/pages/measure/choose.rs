@@ -5,13 +5,13 @@
 use pacer_core::i18n::{fill, gettext};
 use pacer_core::machine::Snapshot;
 use pacer_core::values::{Epp, Governor};
+use pacer_dbus::measurement::compare::setting_letter;
 use relm4::gtk;
 use relm4::gtk::prelude::*;
 use relm4::ComponentSender;
 
 use super::{CompareRow, MeasureMsg, MeasurePage};
 use crate::widgets::a11y::labelled;
-use pacer_measure::compare::setting_letter;
 
 /// How many settings a comparison can hold: A and B, and C and D when ticked.
 pub(super) const COMPARED_SETTINGS: usize = 4;

@@ -63,7 +63,7 @@ mod tests {
     use super::*;
     use crate::pages::measure::state::Outcome;
     use crate::testing::simulated_ramp_report;
-    use pacer_measure::report::RampReport;
+    use pacer_dbus::measurement::report::RampReport;
 
     #[test]
     fn a_result_gives_a_series_per_core_type_and_exports_in_three_formats() {

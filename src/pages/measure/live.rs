@@ -6,11 +6,11 @@ use std::time::{Duration, Instant};
 
 use pacer_core::i18n::{fill, gettext};
 use pacer_core::values::CoreType;
-use pacer_measure::progress::{Progress, Stage};
+use pacer_dbus::measurement::compare::setting_letter;
+use pacer_dbus::measurement::progress::{Progress, Stage};
 use pacer_measure::table::core_kind;
 
 use crate::widgets::plot::{FrequencyTrace, Line, RampSeries};
-use pacer_measure::compare::setting_letter;
 
 /// One trial's curve.
 #[derive(Debug, Clone, PartialEq)]

@@ -22,6 +22,7 @@ use std::time::Instant;
 use pacer_core::i18n::{fill, gettext};
 use pacer_core::status::Status;
 use pacer_core::values::{Epp, Governor};
+use pacer_dbus::measurement::progress::Progress;
 use pacer_dbus::Helper1Proxy;
 use relm4::prelude::*;
 use relm4::{adw, gtk};
@@ -35,7 +36,6 @@ use crate::words::said::Said;
 
 use export::{export, Export};
 use live::Live;
-use pacer_measure::progress::Progress;
 pub use state::MeasureEvent;
 use state::{MeasureState, Outcome, Phase};
 use table::ResultTable;

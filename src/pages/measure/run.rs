@@ -12,9 +12,10 @@ use pacer_core::i18n::gettext;
 use pacer_core::machine::Snapshot;
 use pacer_core::SysRoot;
 use pacer_dbus::client::{self, ClientError};
-use pacer_measure::compare::Setting;
-use pacer_measure::progress::Progress;
-use pacer_measure::report::{self, RampOptions, RampReport};
+use pacer_dbus::measurement::compare::Setting;
+use pacer_dbus::measurement::progress::Progress;
+use pacer_dbus::measurement::report::RampReport;
+use pacer_measure::report::{self, RampOptions};
 use relm4::gtk;
 use relm4::prelude::*;
 

@@ -6,9 +6,9 @@ use std::time::Instant;
 
 use pacer_core::i18n::{fill, gettext};
 use pacer_core::values::CoreType;
-use pacer_measure::compare::{setting_letter, Comparison};
-use pacer_measure::progress::Progress;
-use pacer_measure::report::RampReport;
+use pacer_dbus::measurement::compare::{setting_letter, Comparison};
+use pacer_dbus::measurement::progress::Progress;
+use pacer_dbus::measurement::report::RampReport;
 use pacer_measure::table::{core_label, RampTable};
 
 use super::live::{Live, TrialCurve};
@@ -38,7 +38,7 @@ impl Outcome {
     pub fn table(&self) -> RampTable {
         match self {
             Outcome::Ramp(report) => RampTable::new(&[(None, report)]),
-            Outcome::Compare(comparison) => comparison.table(),
+            Outcome::Compare(comparison) => RampTable::of_comparison(comparison),
         }
     }
 
@@ -215,7 +215,7 @@ mod tests {
 
     use super::*;
     use crate::testing::simulated_ramp_report;
-    use pacer_measure::progress::Stage;
+    use pacer_dbus::measurement::progress::Stage;
 
     #[test]
     fn one_measurement_at_a_time_drawn_as_it_runs_and_kept_in_a_history() {

@@ -4,11 +4,11 @@
 
 use pacer_core::i18n::{fill, gettext};
 use pacer_core::values::CoreType;
-use pacer_measure::report::{RampReport, RampRun};
+use pacer_dbus::measurement::compare::setting_letter;
+use pacer_dbus::measurement::report::{RampReport, RampRun};
 use pacer_measure::table::cores_of_type;
 
 use super::state::Outcome;
-use pacer_measure::compare::setting_letter;
 
 /// A time to 95 %: `5.0 ms`, `0.4 ms`, `50 ms`; `0 ms` for at once.
 fn time(ms: f64) -> String {
@@ -117,8 +117,8 @@ mod tests {
 
     use super::*;
     use crate::testing::simulated_ramp_report;
-    use pacer_measure::compare::{Column, Comparison, Setting};
-    use pacer_measure::stats::Statistic;
+    use pacer_dbus::measurement::compare::{Column, Comparison, Setting};
+    use pacer_dbus::measurement::statistic::Statistic;
 
     #[test]
     fn a_ramp_says_how_fast_each_core_type_is() {

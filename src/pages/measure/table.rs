@@ -6,13 +6,13 @@
 
 use pacer_core::i18n::{fill, gettext};
 use pacer_core::values::CoreType;
-use pacer_measure::compare::Setting;
+use pacer_dbus::measurement::compare::setting_letter;
+use pacer_dbus::measurement::compare::Setting;
 use pacer_measure::table::{core_label, Better, TableRow};
 use relm4::gtk::prelude::*;
 use relm4::{adw, gtk};
 
 use super::state::Outcome;
-use pacer_measure::compare::setting_letter;
 
 /// What heads one column of figures.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -57,7 +57,7 @@ impl Outcome {
     /// The heading of each column, in the table's order.
     pub fn headings(&self) -> Vec<ColumnHeading> {
         let heading = |setting: Option<usize>| {
-            move |run: &pacer_measure::report::RampRun| ColumnHeading {
+            move |run: &pacer_dbus::measurement::report::RampRun| ColumnHeading {
                 setting,
                 core_type: run.core_type,
                 cpu: core_label(run),

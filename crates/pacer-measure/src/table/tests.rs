@@ -2,8 +2,9 @@
 //! Unit tests of `table`.
 
 use super::*;
-use crate::report::Window;
 use pacer_core::values::{DriverMode, Governor};
+use pacer_dbus::measurement::compare::{parse_setting, Column};
+use pacer_dbus::measurement::report::{TrialRecord, Window, SCHEMA};
 
 fn exact(mean: f64, sd: f64) -> Option<Statistic> {
     Some(Statistic {
@@ -14,7 +15,7 @@ fn exact(mean: f64, sd: f64) -> Option<Statistic> {
 
 /// A P-core run with figures and spread, and an E-core run missing its energy and all
 /// but two windows.
-pub(crate) fn report() -> RampReport {
+fn report() -> RampReport {
     let run = |cpu, core_type, windows: usize| RampRun {
         cpu,
         core_type: Some(core_type),
@@ -42,7 +43,7 @@ pub(crate) fn report() -> RampReport {
     p_core.off_cpu_ms = exact(1.5, 0.5);
     p_core.interruptions = exact(3.0, 1.0);
     p_core.per_trial = (0..5)
-        .map(|trial| crate::report::TrialRecord {
+        .map(|trial| TrialRecord {
             t95_ms: Some(5.0),
             off_cpu_ms: 1.5,
             run_delay_ms: Some(1.4),
@@ -62,7 +63,7 @@ pub(crate) fn report() -> RampReport {
         all_tasks_seen: Some(false),
     });
     RampReport {
-        schema: crate::report::SCHEMA,
+        schema: SCHEMA,
         kind: "ramp".into(),
         simulated: false,
         settings: Settings {
@@ -208,4 +209,22 @@ fn csv_quotes_what_needs_it() {
     ));
     assert_eq!(csv_field("a\nb"), "\"a\nb\"");
     assert_eq!(csv_field("plain"), "plain");
+}
+
+#[test]
+fn a_comparison_has_a_column_per_setting_and_cpu() {
+    let comparison = Comparison::new(
+        vec![Column {
+            setting: parse_setting("epp=performance").unwrap(),
+            result: report(),
+        }],
+        true,
+    );
+    assert_eq!(
+        RampTable::of_comparison(&comparison).columns,
+        [
+            "epp=performance P-core (CPU 3)",
+            "epp=performance E-core (CPU 15)"
+        ]
+    );
 }

@@ -1,37 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-//! What a long measurement reports as it goes: each trial's stage, its curve so far and the
-//! CPU's frequency, and the time left.
+//! The time a long measurement has left, which its progress reports
+//! (`pacer_dbus::measurement::progress`) carry as it goes.
 
 use std::time::{Duration, Instant};
-
-use crate::live::Points;
-
-/// What a long measurement reports as it goes: when each trial waits for its CPU to go
-/// idle, its curve while it runs (a few times a second), and the whole curve when it is done.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Progress {
-    pub cpu: u32,
-    pub trial: usize,
-    pub trials: usize,
-    pub stage: Stage,
-    /// The trial's curve, (ms since the work began, throughput since then in % of steady):
-    /// so far while it runs (against the fastest rate yet until an earlier trial on the CPU
-    /// gave a steady rate), whole when it is done, empty while it waits.
-    pub curve: Points,
-    /// The CPU's frequency during the trial, (ms, MHz), where the kernel reports it.
-    pub mhz: Points,
-    /// The time the whole measurement has left, estimated.
-    pub left: Duration,
-}
-
-/// Where a trial is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Stage {
-    /// Waiting for the CPU to go idle (again, when the trial is repeated).
-    Waiting,
-    Running,
-    Done,
-}
 
 /// Estimates a measurement's time left from the trials done so far, or from the options
 /// before the first.

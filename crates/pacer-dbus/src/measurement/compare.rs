@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 //! A comparison: the same ramp measured under several settings, in the schema-1 JSON contract
 //! of `docs/contracts.md` 3 (`{schema, kind: "compare", columns: [{setting, result}], restored}`),
-//! and the settings themselves (`governor=schedutil,epp=power`).
+//! and the settings themselves (`governor=schedutil,epp=power`). Its table is
+//! `pacer-measure`'s (`RampTable::of_comparison`).
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -11,8 +12,7 @@ use pacer_core::i18n::{fill, gettext};
 use pacer_core::values::{DriverMode, Epp, Governor};
 use serde::{Deserialize, Serialize};
 
-use crate::report::{RampReport, SCHEMA};
-use crate::table::RampTable;
+use super::report::{RampReport, SCHEMA};
 
 /// The keys a setting may have, in the order they are applied: the driver's mode first,
 /// because switching it resets the governors.
@@ -210,18 +210,6 @@ impl Comparison {
             restored,
         }
     }
-
-    /// The table of all columns, each labelled with its setting.
-    pub fn table(&self) -> RampTable {
-        let labels: Vec<String> = self.columns.iter().map(|c| c.setting.label()).collect();
-        let reports: Vec<(Option<&str>, &RampReport)> = self
-            .columns
-            .iter()
-            .zip(&labels)
-            .map(|(column, label)| (Some(label.as_str()), &column.result))
-            .collect();
-        RampTable::new(&reports)
-    }
 }
 
 #[cfg(test)]
@@ -267,10 +255,14 @@ mod tests {
 
     #[test]
     fn a_comparison_reads_back_what_it_wrote() {
+        let result = serde_json::json!({"schema": 1, "kind": "ramp", "simulated": true,
+            "settings": {"driver": "intel_pstate", "mode": "active", "governor": "powersave",
+                "epp": "performance", "eas": null, "boost": true, "profile": null},
+            "clock": "on-cpu", "runs": [{"cpu": 3, "core_type": "performance", "trials": 1}]});
         let comparison = Comparison::new(
             vec![Column {
                 setting: parse_setting("epp=performance").unwrap(),
-                result: crate::table::tests::report(),
+                result: serde_json::from_value(result).unwrap(),
             }],
             true,
         );
@@ -287,13 +279,6 @@ mod tests {
         assert_eq!(
             serde_json::from_value::<Setting>(as_now).unwrap(),
             Setting::default()
-        );
-        assert_eq!(
-            comparison.table().columns,
-            [
-                "epp=performance P-core (CPU 3)",
-                "epp=performance E-core (CPU 15)"
-            ]
         );
     }
 }
