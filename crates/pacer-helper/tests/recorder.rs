@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-//! The recorder on a simulated machine (as root: fanotify needs CAP_SYS_ADMIN): writes made by
-//! separate processes with distinct names are each attributed to their writer, with the value
-//! before and after; and on this machine's real sysfs, a harmless attribute rewritten with its
-//! own value by a child is attributed to that child.
+//! The recorder on a simulated machine (as root: fanotify needs CAP_SYS_ADMIN): its group
+//! reports a write with its running writer; writes made by separate processes with distinct
+//! names are each attributed to their writer, with the value before and after; and on this
+//! machine's real sysfs, a harmless attribute rewritten with its own value by a child is
+//! attributed to that child.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -13,7 +14,7 @@ use std::time::{Duration, Instant};
 use pacer_core::history::{watched_files, Event, History, Setting, Source, WatchedFile};
 use pacer_core::sim::SimDir;
 use pacer_core::{Snapshot, SysRoot};
-use pacer_helper::fanotify::Group;
+use pacer_helper::fanotify::{Group, Notice, Writing};
 use pacer_helper::recorder::Recorder;
 
 /// A shell under the name `name` (its command, as the kernel shows it) that runs `script`
@@ -82,6 +83,25 @@ fn take(recorder: &mut Recorder, count: usize) -> Vec<Event> {
     }
     let first = ids.first().copied().unwrap_or(u64::MAX);
     recorder.history().since(first - 1).cloned().collect()
+}
+
+/// The group alone: a write to a marked file comes with its writer, still running, as a pidfd.
+#[test]
+fn a_write_comes_with_its_writer() {
+    let group = Group::new().expect("root may use fanotify");
+    let file = tempfile::NamedTempFile::new().unwrap();
+    group.mark(file.path()).unwrap();
+    std::fs::write(file.path(), "performance").unwrap();
+    let notices = group.read().unwrap();
+    let Some(Notice::Write { pid, writing, .. }) = notices.first() else {
+        panic!("no write: {notices:?}");
+    };
+    assert_eq!(*pid as u32, std::process::id());
+    assert!(
+        matches!(writing, Writing::Running(_)),
+        "a running writer comes with its pidfd: {writing:?}"
+    );
+    assert!(group.read().unwrap().is_empty());
 }
 
 #[test]
