@@ -87,6 +87,7 @@ fn take(recorder: &mut Recorder, count: usize) -> Vec<Event> {
 
 /// The group alone: a write to a marked file comes with its writer, still running, as a pidfd.
 #[test]
+#[ignore = "needs root, for fanotify: build-aux/test.sh --lane system runs it"]
 fn a_write_comes_with_its_writer() {
     let group = Group::new().expect("root may use fanotify");
     let file = tempfile::NamedTempFile::new().unwrap();
@@ -105,6 +106,7 @@ fn a_write_comes_with_its_writer() {
 }
 
 #[test]
+#[ignore = "needs root, for fanotify: build-aux/test.sh --lane system runs it"]
 fn each_write_is_attributed_to_the_process_that_made_it() {
     let (machine, mut recorder) = simulated_laptop(100);
     assert!(recorder.watched() >= 16 * 2 + 2, "{}", recorder.watched());
@@ -188,6 +190,7 @@ fn each_write_is_attributed_to_the_process_that_made_it() {
 }
 
 #[test]
+#[ignore = "needs root, for fanotify: build-aux/test.sh --lane system runs it"]
 fn a_write_to_the_real_sysfs_is_attributed_to_its_child() {
     let file = "sys/kernel/mm/transparent_hugepage/enabled";
     let path = Path::new("/").join(file);
@@ -233,6 +236,7 @@ fn a_write_to_the_real_sysfs_is_attributed_to_its_child() {
 }
 
 #[test]
+#[ignore = "needs root, for fanotify: build-aux/test.sh --lane system runs it"]
 fn what_the_kernel_changed_without_a_write_is_its_own_after_a_governor_write_or_unknown() {
     let (machine, mut recorder) = simulated_laptop(100);
     let sim = SimDir::open(machine.path()).unwrap();
@@ -295,6 +299,7 @@ fn what_the_kernel_changed_without_a_write_is_its_own_after_a_governor_write_or_
 }
 
 #[test]
+#[ignore = "needs root, for fanotify: build-aux/test.sh --lane system runs it"]
 fn a_burst_of_100000_writes_keeps_the_ring_at_its_size() {
     let (machine, mut recorder) = simulated_laptop(10_000);
     let epp = machine
@@ -343,6 +348,7 @@ fn a_burst_of_100000_writes_keeps_the_ring_at_its_size() {
 }
 
 #[test]
+#[ignore = "needs root, for fanotify: build-aux/test.sh --lane system runs it"]
 fn a_governor_write_reads_again_its_own_policy_and_the_machines_files_alone() {
     let (machine, mut recorder) = simulated_laptop(100);
     let cpufreq = machine.path().join("sys/devices/system/cpu/cpufreq");

@@ -12,6 +12,7 @@ use pacer_measure::sched::{autogroup_nice, AutogroupPriority};
 const AUTOGROUP: &str = "/proc/self/autogroup";
 
 #[test]
+#[ignore = "needs root, to raise a priority: build-aux/test.sh --lane system runs it"]
 fn the_group_is_raised_while_measuring_and_put_back() {
     match autogroup_nice() {
         Some(before) => {
