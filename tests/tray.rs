@@ -27,7 +27,7 @@ fn entry_id(layout: &str, label: &str) -> Option<String> {
 }
 
 #[test]
-#[ignore = "needs a display: build-aux/test.sh --lane gui runs it"]
+#[ignore = "needs a display, and root for fanotify: build-aux/test.sh --lane gui runs it"]
 fn the_tray_switches_profiles_and_warns_once() {
     let laptop = Laptop::start("intel-hybrid");
     let system = &laptop.bus;

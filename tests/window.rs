@@ -253,7 +253,7 @@ fn a_machine_without_cpufreq_is_offered_the_simulated_laptop() {
 /// the daemon's back): the profile says performance, the EPP says otherwise. The banner says
 /// why, the History page shows the chain, and the live plot marks each change.
 #[test]
-#[ignore = "needs a display: build-aux/test.sh --lane gui runs it"]
+#[ignore = "needs a display, and root for fanotify: build-aux/test.sh --lane gui runs it"]
 fn the_epp_mismatch_raises_the_banner() {
     let laptop = Laptop::start("intel-hybrid");
     let bus = &laptop.bus;
