@@ -3,9 +3,10 @@
 # Installs what is missing, then runs the whole test suite, lane by lane: formatting and
 # clippy, the meson install check, the packages users install (Debian's, with lintian and
 # their contents; the system extension, merged; the RPMs), Pacer as installed (the .debs in a
-# booted Debian 12, the Flatpak in its sandbox), fuzzing, cargo test. It ends with each lane's
-# `N passed, M failed` and the total; the exit status is non-zero when any lane failed. A
-# failed lane does not stop the ones after it.
+# booted Debian 12, the Flatpak in its sandbox), fuzzing, plain cargo test, and the tests that
+# need more than it has (a display, GNOME Shell, flatpak tooling, root). It ends with each
+# lane's `N passed, M failed` and the total; the exit status is non-zero when any lane failed.
+# A failed lane does not stop the ones after it.
 #
 #   build-aux/test.sh                 every lane
 #   build-aux/test.sh --lane NAME     one lane (again for more: --lane deb --lane system)
@@ -21,10 +22,12 @@ LANES=(
   deb "build-aux/package-test.sh: the Debian packages, lintian, their files"
   sysext "build-aux/sysext-test.sh: the system extension, merged, its helper activated"
   rpm "build-aux/rpm-test.sh: the RPM spec, built, installed into a scratch root"
-  system "build-aux/system-test.sh: the .debs installed with apt in a booted Debian 12"
-  flatpak "build-aux/flatpak-test.sh: the Flatpak in its sandbox with the host's helper"
+  system "as root: the cargo tests that need it; build-aux/system-test.sh: the .debs, booted"
+  flatpak "the cargo tests of the manifests; build-aux/flatpak-test.sh: the Flatpak in its sandbox"
   fuzz "build-aux/fuzz.sh: every fuzz target over its corpus"
-  cargo "cargo test of the whole workspace, under Xvfb"
+  cargo "plain cargo test of the workspace: every unit and model test, without a display"
+  gui "the cargo tests that need a display, under Xvfb: widgets, window, accessibility, tray"
+  shell-43 "the cargo tests of GNOME Shell 43: the extension in a real shell, its two builds"
 )
 
 lane_names() { for ((i = 0; i < ${#LANES[@]}; i += 2)); do echo "${LANES[i]}"; done; }
@@ -43,7 +46,7 @@ while [ $# -gt 0 ]; do
       chosen+=("$2")
       shift 2
       ;;
-    -h | --help) sed -n '2,12p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,13p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) pacer_say "test.sh: unknown argument '$1' (--lane NAME, --list)"; exit 2 ;;
   esac
 done
@@ -64,9 +67,18 @@ export CARGO_PROFILE_DEV_DEBUG=${CARGO_PROFILE_DEV_DEBUG:-line-tables-only}
 # fraction of the time on two processors: build-aux/package.sh).
 export PACER_PACKAGE_FAST=1
 
-# Each lane prints its checks; its counts come from its own `N passed, M failed` line, or
-# from what it prints per check where it has none (lint_lane, fuzz's `no crash` lines,
-# cargo's `test result:` lines). A lane that fails without a count counts one failure.
+# plain `cargo test` runs every test that needs no display, root or network; a test that
+# needs one of them is marked `#[ignore = "needs …: build-aux/test.sh --lane NAME runs it"]`,
+# and lane NAME runs it with `-- --ignored` (tests/tiers.rs checks that each is run, once).
+# Every cargo command names the whole workspace and picks targets with --lib and --test:
+# cargo unifies the crates' features over the packages it is given, so `-p pacer` would
+# compile the crates of the workspace again with other features.
+CARGO_TEST=(cargo test --locked --workspace --no-fail-fast)
+
+# Each lane prints its checks; its counts come from its own `N passed, M failed` line and
+# cargo's `test result:` lines, or from what it prints per check where it has neither
+# (lint_lane, fuzz's `no crash` lines). A lane that fails without a count counts one failure,
+# and so does one that checked nothing.
 lint_lane() {
   local passed=0 failed=0
   pacer_say "cargo fmt --check"
@@ -87,27 +99,53 @@ run_lane() {
     deb) build-aux/package-test.sh ;;
     sysext) build-aux/sysext-test.sh ;;
     rpm) build-aux/rpm-test.sh ;;
-    system) build-aux/system-test.sh ;;
-    flatpak) build-aux/flatpak-test.sh ;;
+    # Both halves run whatever the first gave; the lane fails with either.
+    system)
+      "${CARGO_TEST[@]}" --test recorder --test history --test watchers --test history_cli \
+        --test priority -- --ignored
+      both $? build-aux/system-test.sh
+      ;;
+    flatpak)
+      "${CARGO_TEST[@]}" --test flatpak -- --ignored
+      both $? build-aux/flatpak-test.sh
+      ;;
     fuzz) build-aux/fuzz.sh ;;
+    # Without the display of the session it runs in, if any: a test that needs one fails here,
+    # and is marked for the gui lane.
+    cargo) env -u DISPLAY -u WAYLAND_DISPLAY "${CARGO_TEST[@]}" ;;
     # Under Xvfb, so that the GUI's unit tests can make widgets (the window tests start their
     # own X server too); the cairo renderer, as everywhere under Xvfb.
-    cargo) GSK_RENDERER=cairo xvfb-run -a cargo test --locked --workspace --no-fail-fast ;;
+    gui)
+      GSK_RENDERER=cairo xvfb-run -a "${CARGO_TEST[@]}" --lib --test window --test accessibility \
+        --test tray --test state_bus -- --ignored
+      ;;
+    shell-43) "${CARGO_TEST[@]}" --test gnome_shell --test shell_extension -- --ignored ;;
   esac
+}
+# both STATUS COMMAND… : runs COMMAND; succeeds when it and what gave STATUS both did.
+both() {
+  local first=$1
+  shift
+  "$@" && [ "$first" = 0 ]
 }
 # lane_counts LOG STATUS : prints "PASSED FAILED" for a lane's output.
 lane_counts() {
   local log=$1 status=$2 counted
-  counted=$(sed -n 's/^\([0-9][0-9]*\) passed, \([0-9][0-9]*\) failed$/\1 \2/p' "$log" | tail -n 1)
-  if [ -z "$counted" ]; then
-    counted=$(awk '/^test result: /{p += $4; f += $6} END {if (NR && p + f) print p, f}' "$log")
-  fi
+  # The lane's own count (its last), plus cargo's.
+  counted=$(awk '
+    /^[0-9]+ passed, [0-9]+ failed$/ {own = 1; own_p = $1; own_f = $3}
+    /^test result: / {p += $4; f += $6}
+    END {if (own || p + f) print own_p + p, own_f + f}' "$log")
   if [ -z "$counted" ]; then
     counted="$(grep -cE '^pacer: (fuzz [a-z_]+: .*no crash|meson install \()' "$log") 0"
   fi
   # A lane that failed beyond what it counted (a build, a set-up step) fails once more.
   if [ "$status" != 0 ] && [ "${counted#* }" = 0 ]; then
     counted="${counted% *} 1"
+  fi
+  # Nothing checked is no pass: a lane whose tests were all left out, say.
+  if [ "$counted" = "0 0" ]; then
+    counted="0 1"
   fi
   echo "$counted"
 }

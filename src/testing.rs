@@ -81,13 +81,15 @@ pub fn on_gtk_thread(test: impl FnOnce() + Send + 'static) {
     let jobs = GTK_THREAD.get_or_init(|| {
         let (jobs, incoming) = mpsc::channel::<GtkRequest>();
         std::thread::spawn(move || {
-            // The test command runs the tests under Xvfb; without a display this fails, saying so.
+            // The tests that come here are marked for the gui lane, which runs them under Xvfb;
+            // without a display this fails, saying so.
             let ready = gtk::init();
             for (job, done) in incoming {
                 let outcome = match &ready {
                     Ok(()) => catch_unwind(AssertUnwindSafe(job)),
                     Err(error) => Err(Box::new(format!(
-                        "GTK needs a display: run the tests under `xvfb-run -a` ({error})"
+                        "GTK needs a display: `build-aux/test.sh --lane gui` runs this test \
+                         under Xvfb ({error})"
                     )) as Box<dyn std::any::Any + Send>),
                 };
                 let _ = done.send(outcome);

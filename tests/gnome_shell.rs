@@ -212,6 +212,7 @@ fn assert_clean_log(shell: &GnomeShell) {
 /// (`docs/kernel.md` 2.4) shows as the warning in the toggle and on the panel icon, and Fix
 /// in the menu clears it.
 #[test]
+#[ignore = "needs GNOME Shell 43: build-aux/test.sh --lane shell-43 runs it"]
 fn the_toggle_follows_the_daemon_switches_it_and_fixes_the_mismatch() {
     let laptop = Laptop::start("intel-hybrid");
     let extension = tempfile::tempdir().unwrap();
@@ -385,6 +386,7 @@ fn the_toggle_follows_the_daemon_switches_it_and_fixes_the_mismatch() {
 /// Without Pacer the toggle says so, and a click starts it by D-Bus activation (the session
 /// service file); killed, the toggle says so again and the shell stays healthy.
 #[test]
+#[ignore = "needs GNOME Shell 43: build-aux/test.sh --lane shell-43 runs it"]
 fn the_toggle_starts_pacer_and_says_when_it_is_gone() {
     let laptop = Laptop::start("intel-hybrid");
     let extension = tempfile::tempdir().unwrap();
@@ -454,6 +456,7 @@ fn the_toggle_starts_pacer_and_says_when_it_is_gone() {
 /// start, Pacer started before the shell or after it; its menu opens and switches the
 /// profile; the shell's log stays clean.
 #[test]
+#[ignore = "needs GNOME Shell 43: build-aux/test.sh --lane shell-43 runs it"]
 fn the_tray_item_appears_in_the_top_bar_on_every_start() {
     let laptop = Laptop::start("intel-hybrid");
     let unused = tempfile::tempdir().unwrap();

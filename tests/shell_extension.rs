@@ -185,6 +185,7 @@ fn every_es_module_of_the_45_build_parses() {
 }
 
 #[test]
+#[ignore = "needs GNOME Shell 43: build-aux/test.sh --lane shell-43 runs it"]
 fn the_zips_for_extensions_gnome_org_hold_what_the_shell_loads() {
     let dir = tempfile::tempdir().unwrap();
     run(Command::new("bash")

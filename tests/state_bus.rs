@@ -72,6 +72,7 @@ fn state_property(session: &SystemBus, name: &str) -> String {
 }
 
 #[test]
+#[ignore = "needs a display: build-aux/test.sh --lane gui runs it"]
 fn the_state_follows_the_machine_and_takes_calls() {
     let laptop = Laptop::start("intel-hybrid");
     let system = &laptop.bus;
@@ -254,6 +255,7 @@ fn fixable_finding(property: &dyn Fn(&str) -> String) -> String {
 /// change goes through. polkit's questions, read off the system bus, name the calling process
 /// and let polkit ask for a password only when the call allowed that.
 #[test]
+#[ignore = "needs a display: build-aux/test.sh --lane gui runs it"]
 fn a_change_is_carried_out_only_when_polkit_allows_the_caller() {
     let laptop = Laptop::start("intel-hybrid");
     let system = &laptop.bus;
@@ -402,6 +404,7 @@ fn x_server(dir: &std::path::Path) -> (pacer_testrig::Service, String) {
 /// meson installs (its template in `data/`, pointed at the built binary), and Pacer answers
 /// that very call.
 #[test]
+#[ignore = "needs a display: build-aux/test.sh --lane gui runs it"]
 fn a_call_starts_pacer_in_the_background() {
     let laptop = Laptop::start("intel-hybrid");
     let x = tempfile::tempdir().unwrap();

@@ -27,6 +27,7 @@ fn entry_id(layout: &str, label: &str) -> Option<String> {
 }
 
 #[test]
+#[ignore = "needs a display, and root for fanotify: build-aux/test.sh --lane gui runs it"]
 fn the_tray_switches_profiles_and_warns_once() {
     let laptop = Laptop::start("intel-hybrid");
     let system = &laptop.bus;
@@ -282,6 +283,7 @@ fn the_tray_switches_profiles_and_warns_once() {
 
 /// Without a watcher or a notification server, each says so in one line and the window works.
 #[test]
+#[ignore = "needs a display: build-aux/test.sh --lane gui runs it"]
 fn without_watcher_or_notification_server_one_line_each() {
     let session = SystemBus::start();
     let gui = Gui::start_on(

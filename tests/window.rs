@@ -26,6 +26,7 @@ fn simulated_laptop() -> (tempfile::TempDir, Gui) {
 }
 
 #[test]
+#[ignore = "needs a display: build-aux/test.sh --lane gui runs it"]
 fn the_window_shows_each_page_of_the_simulated_laptop() {
     let (tree, gui) = simulated_laptop();
     // A few seconds of the live plot.
@@ -113,6 +114,7 @@ fn the_window_shows_each_page_of_the_simulated_laptop() {
 /// (the README's screenshots), a readout under the pointer and from the keyboard, and each
 /// CPU's own line on demand.
 #[test]
+#[ignore = "needs a display: build-aux/test.sh --lane gui runs it"]
 fn the_plot_reads_at_a_glance_from_2_to_256_cpus() {
     for model in ["netbook-2", "workstation-64", "server-256"] {
         let tree = tempfile::tempdir().unwrap();
@@ -160,6 +162,7 @@ fn the_plot_reads_at_a_glance_from_2_to_256_cpus() {
 /// mouse and the keyboard reaches every policy (through the window's own helper on the
 /// simulated laptop), and choosing it back restores them.
 #[test]
+#[ignore = "needs a display: build-aux/test.sh --lane gui runs it"]
 fn the_cpus_page_sets_every_cores_governor() {
     let (tree, gui) = simulated_laptop();
     let governors = || -> Vec<String> {
@@ -208,6 +211,7 @@ fn plain_tree(model: &str) -> tempfile::TempDir {
 }
 
 #[test]
+#[ignore = "needs a display: build-aux/test.sh --lane gui runs it"]
 fn without_the_helper_the_window_reads_and_says_why_it_cannot_change() {
     let bus = SystemBus::start();
     let tree = plain_tree("amd-zen4");
@@ -230,6 +234,7 @@ fn without_the_helper_the_window_reads_and_says_why_it_cannot_change() {
 }
 
 #[test]
+#[ignore = "needs a display: build-aux/test.sh --lane gui runs it"]
 fn a_machine_without_cpufreq_is_offered_the_simulated_laptop() {
     let tree = plain_tree("vm");
     let root = tree.path().to_str().unwrap();
@@ -248,6 +253,7 @@ fn a_machine_without_cpufreq_is_offered_the_simulated_laptop() {
 /// the daemon's back): the profile says performance, the EPP says otherwise. The banner says
 /// why, the History page shows the chain, and the live plot marks each change.
 #[test]
+#[ignore = "needs a display, and root for fanotify: build-aux/test.sh --lane gui runs it"]
 fn the_epp_mismatch_raises_the_banner() {
     let laptop = Laptop::start("intel-hybrid");
     let bus = &laptop.bus;
@@ -363,6 +369,7 @@ fn the_epp_mismatch_raises_the_banner() {
 /// StatusNotifierWatcher, no notification server on the test's session bus), says so at once
 /// instead of letting a closed window vanish without an icon.
 #[test]
+#[ignore = "needs a display: build-aux/test.sh --lane gui runs it"]
 fn turning_on_the_background_where_nothing_shows_it_says_so() {
     let (_tree, gui) = simulated_laptop();
     // F10 opens the main menu on its first item, "Run in Background".

@@ -22,7 +22,7 @@ fn intel() -> tempfile::TempDir {
 }
 
 fn write(root: &Path, rel: &str, content: &[u8]) {
-    fs::write(root.join(rel), content).unwrap();
+    common::write(root.join(rel), content);
 }
 
 const POLICY0: &str = "sys/devices/system/cpu/cpufreq/policy0";

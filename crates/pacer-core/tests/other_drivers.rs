@@ -66,7 +66,7 @@ fn amd_pstate_passive_and_guided_have_no_epp() {
 fn as_generic_driver(root: &Path, driver: &str) {
     let cpu = root.join("sys/devices/system/cpu");
     fs::remove_dir_all(cpu.join("intel_pstate")).unwrap();
-    fs::write(cpu.join("cpufreq/boost"), "1\n").unwrap();
+    common::write(cpu.join("cpufreq/boost"), "1\n");
     for entry in fs::read_dir(cpu.join("cpufreq")).unwrap() {
         let policy = entry.unwrap().path();
         if !policy.is_dir() {
@@ -79,13 +79,12 @@ fn as_generic_driver(root: &Path, driver: &str) {
         ] {
             fs::remove_file(policy.join(file)).unwrap();
         }
-        fs::write(policy.join("scaling_driver"), format!("{driver}\n")).unwrap();
-        fs::write(policy.join("scaling_governor"), "ondemand\n").unwrap();
-        fs::write(
+        common::write(policy.join("scaling_driver"), format!("{driver}\n"));
+        common::write(policy.join("scaling_governor"), "ondemand\n");
+        common::write(
             policy.join("scaling_available_governors"),
             "conservative ondemand userspace powersave performance schedutil \n",
-        )
-        .unwrap();
+        );
     }
 }
 
@@ -120,7 +119,7 @@ fn intel_pstate_off_means_no_mode() {
         .path()
         .join("sys/devices/system/cpu/intel_pstate/status");
     fs::create_dir_all(status.parent().unwrap()).unwrap();
-    fs::write(&status, "off\n").unwrap();
+    common::write(&status, "off\n");
     let snapshot = snapshot(dir.path());
     assert_eq!(snapshot.driver.name.as_deref(), Some("acpi-cpufreq"));
     assert_eq!(snapshot.driver.mode, None);
@@ -131,9 +130,9 @@ fn intel_low_power_e_cores_are_their_own_type() {
     // Meteor Lake-like: P-cores 0-3, E-cores 4-11, two LP E-cores 12-13 (cpu_lowpower PMU).
     let dir = common::render(&common::machine("intel-hybrid-nosmt", |_| {}));
     let devices = dir.path().join("sys/devices");
-    fs::write(devices.join("cpu_atom/cpus"), "4-9\n").unwrap();
+    common::write(devices.join("cpu_atom/cpus"), "4-9\n");
     fs::create_dir_all(devices.join("cpu_lowpower")).unwrap();
-    fs::write(devices.join("cpu_lowpower/cpus"), "10-11\n").unwrap();
+    common::write(devices.join("cpu_lowpower/cpus"), "10-11\n");
     let snapshot = snapshot(dir.path());
     let types: Vec<Option<CoreType>> = snapshot.cpus.iter().map(|cpu| cpu.core_type).collect();
     assert_eq!(types[0..4], [Some(CoreType::Performance); 4]);

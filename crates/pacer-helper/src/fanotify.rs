@@ -204,27 +204,4 @@ mod tests {
         longer[0] = 200;
         assert!(parse(&longer).is_empty());
     }
-
-    #[test]
-    fn a_write_comes_with_its_writer() {
-        if Group::new().is_err() {
-            // Without CAP_SYS_ADMIN no group can be made here: the bus tests, run as root,
-            // cover it.
-            return;
-        }
-        let group = Group::new().unwrap();
-        let file = tempfile::NamedTempFile::new().unwrap();
-        group.mark(file.path()).unwrap();
-        std::fs::write(file.path(), "performance").unwrap();
-        let notices = group.read().unwrap();
-        let Some(Notice::Write { pid, writing, .. }) = notices.first() else {
-            panic!("no write: {notices:?}");
-        };
-        assert_eq!(*pid as u32, std::process::id());
-        assert!(
-            matches!(writing, Writing::Running(_)),
-            "a running writer comes with its pidfd: {writing:?}"
-        );
-        assert!(group.read().unwrap().is_empty());
-    }
 }

@@ -8,6 +8,7 @@
 mod common;
 
 use std::fs;
+use std::os::unix::fs::PermissionsExt;
 use std::time::{Duration, Instant};
 
 use common::*;
@@ -34,11 +35,10 @@ fn real_tree(model: &str) -> tempfile::TempDir {
         "0\n",
     )
     .unwrap();
-    fs::write(
-        tree.path().join("sys/devices/system/cpu/online"),
-        "0-2,4-15\n",
-    )
-    .unwrap();
+    // Read-only, as in sysfs, where root alone writes through that: made writable first.
+    let online = tree.path().join("sys/devices/system/cpu/online");
+    fs::set_permissions(&online, fs::Permissions::from_mode(0o644)).unwrap();
+    fs::write(online, "0-2,4-15\n").unwrap();
     tree
 }
 

@@ -28,6 +28,7 @@ async fn history_proxy(rig: &Rig) -> (zbus::Connection, History1Proxy<'static>) 
 }
 
 #[tokio::test]
+#[ignore = "needs root, for fanotify: build-aux/test.sh --lane system runs it"]
 async fn a_watch_records_who_wrote_and_ends_with_its_caller() {
     let rig = Rig::start("intel-hybrid");
     let (_connection, history) = history_proxy(&rig).await;
@@ -99,6 +100,7 @@ async fn a_watch_records_who_wrote_and_ends_with_its_caller() {
 }
 
 #[tokio::test]
+#[ignore = "needs root, for fanotify: build-aux/test.sh --lane system runs it"]
 async fn a_watch_ends_when_its_caller_leaves() {
     let rig = Rig::start("intel-hybrid");
     let (connection, history) = history_proxy(&rig).await;
@@ -117,6 +119,7 @@ async fn a_watch_ends_when_its_caller_leaves() {
 }
 
 #[tokio::test]
+#[ignore = "needs root, for fanotify: build-aux/test.sh --lane system runs it"]
 async fn a_watch_keeps_the_helper_running_and_without_one_it_exits_when_idle() {
     // Activated on the first call, exiting after a second without calls.
     let activated = Activated::start("intel-hybrid");
@@ -141,6 +144,7 @@ async fn events_after(history: &History1Proxy<'_>, since: u64) -> Vec<serde_json
 }
 
 #[tokio::test]
+#[ignore = "needs root, for fanotify: build-aux/test.sh --lane system runs it"]
 async fn pacers_own_writes_name_their_caller_and_the_kernels_side_follows() {
     let rig = Rig::start("intel-hybrid");
     let (connection, history) = history_proxy(&rig).await;
@@ -207,6 +211,7 @@ async fn pacers_own_writes_name_their_caller_and_the_kernels_side_follows() {
 }
 
 #[tokio::test]
+#[ignore = "needs root, for fanotify: build-aux/test.sh --lane system runs it"]
 async fn the_history_is_kept_for_the_boot_from_one_helper_to_the_next() {
     let mut rig = Rig::start("intel-hybrid");
     let run = tempfile::tempdir().unwrap();
@@ -297,6 +302,7 @@ async fn logind_says(rig: &Rig, history: &History1Proxy<'_>, start: bool) -> u64
 }
 
 #[tokio::test]
+#[ignore = "needs root, for fanotify: build-aux/test.sh --lane system runs it"]
 async fn what_the_machine_woke_with_is_found_changed_across_suspend() {
     use pacer_core::history::{Event, Setting, Source};
     use pacer_core::suspend::changed_across_suspend;

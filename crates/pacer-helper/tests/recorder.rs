@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-//! The recorder on a simulated machine (as root: fanotify needs CAP_SYS_ADMIN): writes made by
-//! separate processes with distinct names are each attributed to their writer, with the value
-//! before and after; and on this machine's real sysfs, a harmless attribute rewritten with its
-//! own value by a child is attributed to that child.
+//! The recorder on a simulated machine (as root: fanotify needs CAP_SYS_ADMIN): its group
+//! reports a write with its running writer; writes made by separate processes with distinct
+//! names are each attributed to their writer, with the value before and after; and on this
+//! machine's real sysfs, a harmless attribute rewritten with its own value by a child is
+//! attributed to that child.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -13,7 +14,7 @@ use std::time::{Duration, Instant};
 use pacer_core::history::{watched_files, Event, History, Setting, Source, WatchedFile};
 use pacer_core::sim::SimDir;
 use pacer_core::{Snapshot, SysRoot};
-use pacer_helper::fanotify::Group;
+use pacer_helper::fanotify::{Group, Notice, Writing};
 use pacer_helper::recorder::Recorder;
 
 /// A shell under the name `name` (its command, as the kernel shows it) that runs `script`
@@ -84,7 +85,28 @@ fn take(recorder: &mut Recorder, count: usize) -> Vec<Event> {
     recorder.history().since(first - 1).cloned().collect()
 }
 
+/// The group alone: a write to a marked file comes with its writer, still running, as a pidfd.
 #[test]
+#[ignore = "needs root, for fanotify: build-aux/test.sh --lane system runs it"]
+fn a_write_comes_with_its_writer() {
+    let group = Group::new().expect("root may use fanotify");
+    let file = tempfile::NamedTempFile::new().unwrap();
+    group.mark(file.path()).unwrap();
+    std::fs::write(file.path(), "performance").unwrap();
+    let notices = group.read().unwrap();
+    let Some(Notice::Write { pid, writing, .. }) = notices.first() else {
+        panic!("no write: {notices:?}");
+    };
+    assert_eq!(*pid as u32, std::process::id());
+    assert!(
+        matches!(writing, Writing::Running(_)),
+        "a running writer comes with its pidfd: {writing:?}"
+    );
+    assert!(group.read().unwrap().is_empty());
+}
+
+#[test]
+#[ignore = "needs root, for fanotify: build-aux/test.sh --lane system runs it"]
 fn each_write_is_attributed_to_the_process_that_made_it() {
     let (machine, mut recorder) = simulated_laptop(100);
     assert!(recorder.watched() >= 16 * 2 + 2, "{}", recorder.watched());
@@ -168,6 +190,7 @@ fn each_write_is_attributed_to_the_process_that_made_it() {
 }
 
 #[test]
+#[ignore = "needs root, for fanotify: build-aux/test.sh --lane system runs it"]
 fn a_write_to_the_real_sysfs_is_attributed_to_its_child() {
     let file = "sys/kernel/mm/transparent_hugepage/enabled";
     let path = Path::new("/").join(file);
@@ -213,6 +236,7 @@ fn a_write_to_the_real_sysfs_is_attributed_to_its_child() {
 }
 
 #[test]
+#[ignore = "needs root, for fanotify: build-aux/test.sh --lane system runs it"]
 fn what_the_kernel_changed_without_a_write_is_its_own_after_a_governor_write_or_unknown() {
     let (machine, mut recorder) = simulated_laptop(100);
     let sim = SimDir::open(machine.path()).unwrap();
@@ -275,6 +299,7 @@ fn what_the_kernel_changed_without_a_write_is_its_own_after_a_governor_write_or_
 }
 
 #[test]
+#[ignore = "needs root, for fanotify: build-aux/test.sh --lane system runs it"]
 fn a_burst_of_100000_writes_keeps_the_ring_at_its_size() {
     let (machine, mut recorder) = simulated_laptop(10_000);
     let epp = machine
@@ -323,6 +348,7 @@ fn a_burst_of_100000_writes_keeps_the_ring_at_its_size() {
 }
 
 #[test]
+#[ignore = "needs root, for fanotify: build-aux/test.sh --lane system runs it"]
 fn a_governor_write_reads_again_its_own_policy_and_the_machines_files_alone() {
     let (machine, mut recorder) = simulated_laptop(100);
     let cpufreq = machine.path().join("sys/devices/system/cpu/cpufreq");

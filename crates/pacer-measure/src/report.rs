@@ -257,6 +257,8 @@ fn run_of(
 
 #[cfg(test)]
 mod tests {
+    use std::os::unix::fs::PermissionsExt;
+
     use super::*;
 
     fn snapshot(model: &str, offline: &[u32]) -> (tempfile::TempDir, Snapshot) {
@@ -268,11 +270,10 @@ mod tests {
         if !offline.is_empty() {
             // The machine-wide list is what counts.
             let online: pacer_core::CpuSet = (0..16).filter(|cpu| !offline.contains(cpu)).collect();
-            std::fs::write(
-                dir.path().join("sys/devices/system/cpu/online"),
-                format!("{online}\n"),
-            )
-            .unwrap();
+            // Read-only, as in sysfs, where root alone writes through that: made writable.
+            let file = dir.path().join("sys/devices/system/cpu/online");
+            std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).unwrap();
+            std::fs::write(file, format!("{online}\n")).unwrap();
         }
         let snapshot = Snapshot::read(&SysRoot::new(dir.path())).unwrap();
         (dir, snapshot)

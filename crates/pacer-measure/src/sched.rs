@@ -318,37 +318,6 @@ mod tests {
     }
 
     #[test]
-    fn the_group_is_raised_while_measuring_and_put_back() {
-        match autogroup_nice() {
-            Some(before) => {
-                {
-                    let _raised =
-                        AutogroupPriority::raise().expect("as root the group can be raised");
-                    assert_eq!(autogroup_nice(), Some(-20));
-                }
-                assert_eq!(autogroup_nice(), Some(before));
-            }
-            // No group to raise: a kernel built without autogroups (no file), or a process
-            // in the kernel's root group, which the file shows as empty (a process tree that
-            // never called setsid, as CI's; its tasks already compete one by one, by their
-            // own nice). Raising says so, and nothing is written.
-            None => {
-                let shown = fs::read_to_string(AUTOGROUP);
-                match &shown {
-                    Err(error) => assert_eq!(
-                        error.kind(),
-                        std::io::ErrorKind::NotFound,
-                        "{AUTOGROUP} exists but cannot be read"
-                    ),
-                    Ok(text) => assert_eq!(text, "", "{AUTOGROUP} says what is not a group"),
-                }
-                assert!(AutogroupPriority::raise().is_none());
-                assert_eq!(fs::read_to_string(AUTOGROUP).ok(), shown.ok());
-            }
-        }
-    }
-
-    #[test]
     fn tasks_hidden_from_view_are_noticed() {
         assert!(all_seen(300, 304));
         assert!(all_seen(1000, 1015));

@@ -188,6 +188,7 @@ fn is(event: &Value, setting: &str, new: &str, source: &str) -> bool {
 }
 
 #[test]
+#[ignore = "needs root, for fanotify: build-aux/test.sh --lane system runs it"]
 fn the_epp_restore_scenario_reads_as_a_chain_of_causes() {
     let rig = Rig::start();
     let mut follow = Follower::start(&rig);
@@ -275,6 +276,7 @@ sys.stdin.read()
 ";
 
 #[test]
+#[ignore = "needs root, for fanotify: build-aux/test.sh --lane system runs it"]
 fn a_profile_hold_is_the_daemons_with_its_application_and_reason() {
     let rig = Rig::start();
     let mut follow = Follower::start(&rig);
@@ -376,6 +378,7 @@ fn unit_memory_max() -> u64 {
 }
 
 #[test]
+#[ignore = "needs root, for fanotify: build-aux/test.sh --lane system runs it"]
 fn huge_holds_and_100000_writes_leave_the_helper_within_its_units_memory() {
     let rig = Rig::start();
     let helper = rig._services[2].pid().unwrap();

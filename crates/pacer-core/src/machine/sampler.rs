@@ -116,6 +116,8 @@ impl FrequencySampler {
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+    use std::os::unix::fs::PermissionsExt;
+
     use super::*;
     use crate::sim::SimDir;
 
@@ -128,6 +130,9 @@ mod tests {
         // CPUs 0–3 share policy 0; 99 does not exist.
         let mut sampler = FrequencySampler::new(&root, &snapshot, &[0, 3, 4, 99]);
         let file = root.path(&format!("{CPUFREQ_DIR}/policy0/scaling_cur_freq"));
+        // Read-only, as in sysfs, where root alone writes through that: made writable, and
+        // written in place, as the kernel changes it under the open file.
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).unwrap();
         std::fs::write(&file, "1200000\n").unwrap();
         let first = sampler.sample();
         assert_eq!(first[0], Some(1_200_000));

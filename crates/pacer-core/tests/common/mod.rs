@@ -4,6 +4,10 @@
 
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+
 use pacer_core::sim::{self, SimDriver, SimMachine};
 
 /// A model by name, adjusted by `change` before it is laid out.
@@ -40,5 +44,20 @@ pub fn model_for_tree(tree: &str) -> SimMachine {
         "arm-biglittle-eas" => machine("arm-rk3588", |_| {}),
         "vm-no-cpufreq" => machine("vm", |_| {}),
         other => panic!("no model for the reference tree {other}"),
+    }
+}
+
+/// Writes `content` to the file at `path` of a laid-out tree, made if missing. The tree's
+/// files have sysfs's modes, and only root writes through a read-only one: such a file is
+/// made writable for the write and gets its mode back, so that no test needs root.
+pub fn write(path: impl AsRef<Path>, content: impl AsRef<[u8]>) {
+    let path = path.as_ref();
+    let mode = fs::metadata(path).ok().map(|m| m.permissions());
+    if let Some(mode) = &mode {
+        fs::set_permissions(path, fs::Permissions::from_mode(mode.mode() | 0o200)).unwrap();
+    }
+    fs::write(path, content).unwrap_or_else(|e| panic!("cannot write {}: {e}", path.display()));
+    if let Some(mode) = mode {
+        fs::set_permissions(path, mode).unwrap();
     }
 }
