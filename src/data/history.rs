@@ -98,14 +98,19 @@ pub struct Recent {
 }
 
 impl Recent {
-    /// Adds `events` (oldest first), forgetting the oldest beyond what is kept. A change can
-    /// come both in the first read and as a signal: it is kept once.
-    pub fn extend(&mut self, events: Vec<Event>) {
+    /// Adds `events` (oldest first), forgetting the oldest beyond what is kept, and returns
+    /// the new ones for the views that list them. A change can come both in the first read
+    /// and as a signal: this is the one place it is kept once.
+    pub fn extend(&mut self, events: Vec<Event>) -> Vec<Event> {
         let newest = self.events.last().map_or(0, |event| event.id);
-        self.events
-            .extend(events.into_iter().filter(|event| event.id > newest));
+        let new: Vec<Event> = events
+            .into_iter()
+            .filter(|event| event.id > newest)
+            .collect();
+        self.events.extend(new.iter().cloned());
         let excess = self.events.len().saturating_sub(RECENT_KEPT);
         self.events.drain(..excess);
+        new
     }
 
     pub fn events(&self) -> &[Event] {

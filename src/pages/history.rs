@@ -66,7 +66,7 @@ pub struct HistoryPage {
 
 #[derive(Debug)]
 pub enum HistoryMsg {
-    /// Changes the helper recorded, oldest first.
+    /// Changes the helper recorded, oldest first, each once (the window's `Recent` sees to it).
     Recorded(Vec<Event>),
     /// The recording cannot be followed.
     Unavailable(HistoryUnavailable),
@@ -163,10 +163,7 @@ impl SimpleComponent for HistoryPage {
     fn update(&mut self, message: HistoryMsg, _sender: ComponentSender<Self>) {
         match message {
             HistoryMsg::Recorded(events) => {
-                let newest = self.events.back().map_or(0, |e| e.id);
-                // A change can come both in the history read and as a signal.
-                let new = events.into_iter().filter(|e| e.id > newest);
-                for event in new {
+                for event in events {
                     glib::g_debug!(
                         "pacer",
                         "history shows: {} {}",

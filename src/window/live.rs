@@ -78,8 +78,9 @@ impl Window {
     }
 
     /// Changes the helper recorded: the causes the banner gives, and the plot's marks.
-    pub(super) fn record(&mut self, events: Vec<Event>) {
-        self.recent.extend(events);
+    /// Returns those not seen before, for the History page.
+    pub(super) fn record(&mut self, events: Vec<Event>) -> Vec<Event> {
+        let new = self.recent.extend(events);
         let shown_since = SystemTime::now() - Duration::from_secs(HISTORY_SECONDS.into());
         let changes = self.recent.changes_since(shown_since);
         self.plot.set_changes(
@@ -92,6 +93,7 @@ impl Window {
                 .collect(),
         );
         self.show_banner();
+        new
     }
 
     /// The CPUs to plot, with their core types from the latest state.

@@ -282,8 +282,8 @@ impl Component for Window {
             }
             WindowCmd::Helper(link, own) => self.helper_found(link, own, &sender),
             WindowCmd::History(HistoryEvent::Recorded(events)) => {
-                self.record(events.clone());
-                self.pages.history.emit(HistoryMsg::Recorded(events));
+                let new = self.record(events);
+                self.pages.history.emit(HistoryMsg::Recorded(new));
             }
             WindowCmd::History(HistoryEvent::Unavailable(why)) => {
                 self.pages.history.emit(HistoryMsg::Unavailable(why));
