@@ -77,8 +77,8 @@ impl Window {
         }
     }
 
-    /// Changes the helper recorded: the causes the banner gives, and the plot's marks.
-    /// Returns those not seen before, for the History page.
+    /// Changes the helper recorded: the findings' causes (on the banner, the tray and the
+    /// bus) and the plot's marks. Returns those not seen before, for the History page.
     pub(super) fn record(&mut self, events: Vec<Event>) -> Vec<Event> {
         let new = self.recent.extend(events);
         let shown_since = SystemTime::now() - Duration::from_secs(HISTORY_SECONDS.into());
@@ -92,7 +92,13 @@ impl Window {
                 })
                 .collect(),
         );
-        self.show_banner();
+        // The state shown is explained again at once: a change recorded after the reading
+        // that found its effect is its cause, and the next reading may be half a minute
+        // away while only the tray shows the state.
+        match self.status.clone() {
+            Some(status) => self.show_status(status),
+            None => self.show_banner(),
+        }
         new
     }
 
