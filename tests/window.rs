@@ -103,6 +103,15 @@ fn the_window_shows_each_page_of_the_simulated_laptop() {
     // The page switcher moves to the bottom, and nothing breaks.
     gui.key("alt+1");
     gui.screenshot("narrow");
+    // Every page has been drawn (the History page, empty, shows its status page): their
+    // icons are Adwaita's pre-rendered ones, so no SVG renderer was loaded for them
+    // (librsvg, with libxml2 and ICU: 8 MB resident; `widgets::icons`).
+    gui.key("alt+4");
+    sleep(Duration::from_millis(500));
+    assert!(
+        !gui.mapped_files().contains("librsvg"),
+        "a page's icon was drawn from an SVG"
+    );
     assert!(
         !gui.log().contains("CRITICAL"),
         "GTK complained:\n{}",

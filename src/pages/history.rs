@@ -109,6 +109,8 @@ impl SimpleComponent for HistoryPage {
             adw::StatusPage {
                 #[watch]
                 set_visible: model.events.is_empty() || model.unavailable.is_some(),
+                // Its icon at 96 pixels, which Adwaita has pre-rendered (see `icons`).
+                add_css_class: "compact",
                 set_icon_name: Some(icons::HISTORY),
                 #[watch]
                 set_title: &match &model.unavailable {

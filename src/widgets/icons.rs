@@ -4,8 +4,11 @@
 //! All come from Adwaita, the icon theme GTK 4 depends on and falls back to, so they exist
 //! wherever Pacer runs. An icon of another application's is missing where that application
 //! is not installed (the overview's was gnome-system-monitor's `speedometer-symbolic`), and
-//! an SVG-only icon makes GTK load librsvg (6.5 MB resident) where Adwaita's come
-//! pre-rendered as `.symbolic.png`.
+//! an SVG-only icon makes GTK load librsvg (6.5 MB resident, and libxml2 and ICU with it)
+//! where Adwaita's come pre-rendered as `.symbolic.png`. That holds for the sizes Adwaita
+//! pre-renders (16 to 96 pixels) only: a status page's icon is 128 pixels unless the page is
+//! `compact` (96), and GTK draws a 128-pixel icon from the SVG, even on a page not shown yet,
+//! so Pacer's status pages are compact.
 
 pub const OVERVIEW: &str = "power-profile-balanced-symbolic";
 pub const CPUS: &str = "applications-engineering-symbolic";

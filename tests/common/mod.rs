@@ -99,6 +99,11 @@ impl Gui {
         std::fs::read_to_string(self.dir.path().join("log")).unwrap_or_default()
     }
 
+    /// The files Pacer's process has mapped now: its program and the libraries it loaded.
+    pub fn mapped_files(&self) -> String {
+        std::fs::read_to_string(format!("/proc/{}/maps", self.pid)).unwrap()
+    }
+
     pub fn wait_for_log(&self, text: &str, limit: Duration) {
         let deadline = Instant::now() + limit;
         while !self.log().contains(text) {

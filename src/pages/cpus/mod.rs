@@ -64,6 +64,8 @@ impl SimpleComponent for CpusPage {
 
             #[local_ref]
             no_cpufreq -> adw::StatusPage {
+                // Its icon at 96 pixels, which Adwaita has pre-rendered (see `icons`).
+                add_css_class: "compact",
                 set_icon_name: Some(icons::NO_CPUFREQ),
                 set_title: &gettext("No CPU frequency control"),
                 set_description: Some(&gettext("This machine's kernel offers no cpufreq policies: there are no governors or EPP to choose.")),
