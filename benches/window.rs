@@ -15,7 +15,7 @@
 //! - plot live at 10 Hz on a simulated 256-CPU server (`--simulate server-256`): at most 2 %
 //!   of one core, the median of three windows of 30 s;
 //! - for comparison, GTK's own share: a window of Pacer's size with a bare drawing area of the
-//!   plot's size, redrawn at 10 Hz (`floor.rs`), the median of three windows of 30 s, and its
+//!   plot's size, framed as Pacer's, redrawn at 10 Hz (`floor.rs`), the median of three windows of 30 s, and its
 //!   resident memory;
 //! - plot at 1 Hz: no more CPU than Debian's `gnome-system-monitor -r` (Resources tab), both
 //!   running at once in the same X server, 30 s after 5 s to settle.
@@ -487,7 +487,12 @@ impl Bench {
             .context("cannot find the bench binary itself")
             .and_then(|exe| {
                 let mut command = Command::new(exe);
-                command.arg("--bench").env(FLOOR_ENV, "1");
+                // As Pacer's main does under the cairo renderer: no GL set up (the floor
+                // would otherwise hold Mesa's driver, 45 MB, that Pacer does not).
+                command
+                    .arg("--bench")
+                    .env(FLOOR_ENV, "1")
+                    .env("GDK_DEBUG", "gl-disable");
                 let mut floor = Proc::spawn("the floor window", command)?;
                 let title = format!("^{}$", floor::TITLE);
                 wait_window(&mut floor, &["--name", &title], Duration::from_secs(20))?;
@@ -506,7 +511,8 @@ impl Bench {
                 );
                 report.note(
                     "GTK alone: a window of Pacer's size, a bare drawing area of the plot's size \
-                     in a card, a picture scrolled one column a frame (benches/window/floor.rs)"
+                     framed as Pacer's, a picture scrolled one column a frame \
+                     (benches/window/floor.rs)"
                         .to_owned(),
                 );
             }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-//! What GTK itself costs for a live plot: a window of Pacer's size holding, in a card, a bare
-//! drawing area of the plot's size, redrawn at 10 Hz with a picture that scrolls one column
+//! What GTK itself costs for a live plot: a window of Pacer's size holding, framed as Pacer's
+//! is, a bare drawing area of the plot's size, redrawn at 10 Hz with a picture that scrolls one column
 //! a frame. Its pixels are made with the least work a scrolling picture needs (each row moved
 //! one pixel left, a new column written), so its CPU is GTK's share of a frame: snapshotting
 //! the drawing area, replaying it into the window's image, and sending that to the X server.
@@ -29,19 +29,21 @@ pub fn run() -> ExitCode {
             .content_height(PLOT_HEIGHT)
             .hexpand(true)
             .build();
-        let card = gtk::Box::builder()
-            .css_classes(["card"])
+        // Framed as the overview frames the plot.
+        let frame = gtk::Frame::builder()
+            .css_classes(["view"])
+            .child(&area)
             .margin_top(220)
             .margin_start(48)
             .margin_end(48)
+            .valign(gtk::Align::Start)
             .build();
-        card.append(&area);
         let window = adw::ApplicationWindow::builder()
             .application(app)
             .title(TITLE)
             .default_width(WINDOW_SIZE.0)
             .default_height(WINDOW_SIZE.1)
-            .content(&card)
+            .content(&frame)
             .build();
         let frames = Rc::new(RefCell::new(Frames::default()));
         area.set_draw_func(move |_, cr, width, height| {
