@@ -12,16 +12,17 @@ PACER_BUILD_PACKAGES=(build-essential pkg-config libgtk-4-dev libadwaita-1-dev l
 # accessibility tree) for Debian's python3,
 # xmllint and systemd-analyze for the helper's data files, xdotool and ImageMagick's import
 # to drive the window and take its screenshots, desktop-file-validate for the desktop files,
-# and a real StatusNotifierWatcher for the tray; for the meson install check, appstreamcli
-# for the metainfo and polkitd's ITS rules, with which gettext's msgfmt translates the polkit
-# policy; flatpak-builder and python3-jsonschema for the Flatpak manifest; systemd-nspawn,
+# and a real StatusNotifierWatcher for the tray, and Xfce's panel (with xfconf, its settings
+# store) as a real StatusNotifier host that draws the tray item; for the meson install
+# check, appstreamcli for the metainfo and polkitd's ITS rules, with which gettext's msgfmt
+# translates the polkit policy; flatpak-builder and python3-jsonschema for the Flatpak manifest; systemd-nspawn,
 # debootstrap and zstd for the system test (build-aux/system-test.sh: a booted Debian 12);
 # flatpak, bubblewrap and xdg-dbus-proxy for the Flatpak test (build-aux/flatpak-test.sh: the
 # app in a real sandbox; it unpacks dunst, a notification server, for itself);
 # gjs (gnome-shell needs only its library) for the extension's module tests and the state bus
 # test; GNOME Shell (with gnome-extensions) and its AppIndicator extension for the shell
 # tests, eslint for the extension's source and unzip to look into its zips.
-PACER_TEST_PACKAGES=(xvfb xauth x11-utils dbus jq util-linux libglib2.0-bin python3-dbusmock python3-pyatspi libxml2-utils systemd xdotool imagemagick desktop-file-utils haskell-status-notifier-item-utils gettext appstream polkitd flatpak-builder python3-jsonschema systemd-container debootstrap zstd flatpak bubblewrap xdg-dbus-proxy gjs gnome-shell gnome-shell-extension-appindicator eslint unzip)
+PACER_TEST_PACKAGES=(xvfb xauth x11-utils dbus jq util-linux libglib2.0-bin python3-dbusmock python3-pyatspi libxml2-utils systemd xdotool imagemagick desktop-file-utils haskell-status-notifier-item-utils xfce4-panel xfconf gettext appstream polkitd flatpak-builder python3-jsonschema systemd-container debootstrap zstd flatpak bubblewrap xdg-dbus-proxy gjs gnome-shell gnome-shell-extension-appindicator eslint unzip)
 # The libraries Debian's power-profiles-daemon links against.
 PACER_PPD_LIBRARIES=(libglib2.0-0 libgudev-1.0-0 libpolkit-gobject-1-0)
 # Those of dunst, the notification server of the Flatpak test (unpacked, not installed: its

@@ -26,7 +26,7 @@ LANES=(
   flatpak "the cargo tests of the manifests; build-aux/flatpak-test.sh: the Flatpak in its sandbox"
   fuzz "build-aux/fuzz.sh: every fuzz target over its corpus"
   cargo "plain cargo test of the workspace: every unit and model test, without a display"
-  gui "the cargo tests that need a display, under Xvfb: widgets, window, accessibility, tray"
+  gui "the cargo tests that need a display, under Xvfb: widgets, window, accessibility, tray (in Xfce's panel too)"
   shell-43 "the cargo tests of GNOME Shell 43: the extension in a real shell, its two builds"
 )
 
@@ -117,7 +117,7 @@ run_lane() {
     # own X server too); the cairo renderer, as everywhere under Xvfb.
     gui)
       GSK_RENDERER=cairo xvfb-run -a "${CARGO_TEST[@]}" --lib --test window --test accessibility \
-        --test tray --test state_bus -- --ignored
+        --test tray --test xfce_panel --test state_bus -- --ignored
       ;;
     shell-43) "${CARGO_TEST[@]}" --test gnome_shell --test shell_extension -- --ignored ;;
   esac

@@ -13,7 +13,7 @@ use std::thread::sleep;
 use std::time::{Duration, Instant};
 
 use common::{wait_until, Gui, Laptop};
-use pacer_testrig::{Service, SystemBus};
+use pacer_testrig::{Service, SystemBus, WATCHER};
 
 /// The id of the menu entry labelled `label` in a `GetLayout` answer as gdbus prints it.
 fn entry_id(layout: &str, label: &str) -> Option<String> {
@@ -43,7 +43,7 @@ fn the_tray_switches_profiles_and_warns_once() {
         session.dir(),
         &mut on_session("status-notifier-watcher"),
     );
-    session.wait_for_name("org.kde.StatusNotifierWatcher", Duration::from_secs(10));
+    session.wait_for_name(WATCHER, Duration::from_secs(10));
     let _notifications = Service::spawn_command(
         "notification-daemon",
         session.dir(),
@@ -76,22 +76,8 @@ fn the_tray_switches_profiles_and_warns_once() {
     );
 
     // The watcher lists the item: "service/path" or the service alone.
-    let items = session
-        .call(
-            "org.kde.StatusNotifierWatcher",
-            "/StatusNotifierWatcher",
-            "org.freedesktop.DBus.Properties.Get",
-            &[
-                "org.kde.StatusNotifierWatcher",
-                "RegisteredStatusNotifierItems",
-            ],
-        )
-        .unwrap();
-    let item = items
-        .split('\'')
-        .nth(1)
-        .expect("one registered item")
-        .to_owned();
+    let items = session.status_notifier_items().unwrap();
+    let item = items.first().expect("one registered item");
     let service = item.split('/').next().unwrap().to_owned();
 
     let menu_layout = || {

@@ -22,6 +22,16 @@ pub fn screenshot_dir() -> PathBuf {
     dir
 }
 
+/// The environment Pacer runs with in every test: the renderer that works under Xvfb,
+/// settings that start from their defaults and are not kept between tests, its debug log,
+/// and untranslated words.
+pub const PACER_ENV: [(&str, &str); 4] = [
+    ("GSK_RENDERER", "cairo"),
+    ("GSETTINGS_BACKEND", "memory"),
+    ("G_MESSAGES_DEBUG", "pacer"),
+    ("LC_ALL", "C.UTF-8"),
+];
+
 /// Pacer in its own X server (and session bus), with its log in a file.
 pub struct Gui {
     xvfb: Child,
@@ -57,11 +67,7 @@ impl Gui {
             .args(["sh", "-c", script, "sh", PACER])
             .args(args)
             .env("OUT", dir.path())
-            .env("GSK_RENDERER", "cairo")
-            // Settings start from their defaults and are not kept between tests.
-            .env("GSETTINGS_BACKEND", "memory")
-            .env("G_MESSAGES_DEBUG", "pacer")
-            .env("LC_ALL", "C.UTF-8")
+            .envs(PACER_ENV)
             .stdout(Stdio::null())
             .stderr(Stdio::null());
         match system_bus {

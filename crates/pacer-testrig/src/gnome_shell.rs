@@ -13,6 +13,7 @@ use std::sync::{Mutex, MutexGuard};
 use std::thread::sleep;
 use std::time::{Duration, Instant};
 
+use crate::desktop::{add_unset, private_home, x_server};
 use crate::{Service, SystemBus};
 
 /// The probe's uuid, always enabled.
@@ -64,18 +65,12 @@ impl GnomeShell {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         let dir = tempfile::tempdir().expect("a temporary directory");
+        let mut env = private_home(dir.path());
         let home = dir.path().join("home");
-        let runtime = dir.path().join("runtime");
         let installed = home.join(".local/share/gnome-shell/extensions");
-        for folder in [
-            &installed,
-            &home.join(".config/glib-2.0/settings"),
-            &home.join(".cache"),
-        ] {
+        for folder in [&installed, &home.join(".config/glib-2.0/settings")] {
             fs::create_dir_all(folder).expect("the private HOME");
         }
-        fs::create_dir_all(&runtime).expect("the runtime directory");
-        set_private(&runtime);
         let probe = Path::new(env!("CARGO_MANIFEST_DIR")).join(PROBE);
         for extension in setup.extensions.iter().chain([&probe]) {
             let uuid = extension.file_name().expect("a folder named by its uuid");
@@ -101,29 +96,19 @@ impl GnomeShell {
         .expect("the settings keyfile");
 
         let (xvfb, display) = x_server(dir.path());
-        let mut env: Vec<(String, String)> = [
-            ("HOME", home.display().to_string()),
-            (
-                "XDG_CONFIG_HOME",
-                home.join(".config").display().to_string(),
-            ),
-            (
-                "XDG_DATA_HOME",
-                home.join(".local/share").display().to_string(),
-            ),
-            ("XDG_CACHE_HOME", home.join(".cache").display().to_string()),
-            ("XDG_RUNTIME_DIR", runtime.display().to_string()),
-            ("GSETTINGS_BACKEND", "keyfile".to_owned()),
-            ("DBUS_SYSTEM_BUS_ADDRESS", setup.system_bus.clone()),
-            ("DISPLAY", display),
-            ("XDG_SESSION_TYPE", "x11".to_owned()),
-            ("XDG_CURRENT_DESKTOP", "GNOME".to_owned()),
-            ("LIBGL_ALWAYS_SOFTWARE", "1".to_owned()),
-            ("NO_AT_BRIDGE", "1".to_owned()),
-        ]
-        .into_iter()
-        .map(|(name, value)| (name.to_owned(), value))
-        .collect();
+        env.extend(
+            [
+                ("GSETTINGS_BACKEND", "keyfile".to_owned()),
+                ("DBUS_SYSTEM_BUS_ADDRESS", setup.system_bus.clone()),
+                ("DISPLAY", display),
+                ("XDG_SESSION_TYPE", "x11".to_owned()),
+                ("XDG_CURRENT_DESKTOP", "GNOME".to_owned()),
+                ("LIBGL_ALWAYS_SOFTWARE", "1".to_owned()),
+                ("NO_AT_BRIDGE", "1".to_owned()),
+            ]
+            .into_iter()
+            .map(|(name, value)| (name.to_owned(), value)),
+        );
         let mut service_env = env.clone();
         service_env.extend(setup.service_env.iter().cloned());
         let service_env: Vec<(&str, &str)> = service_env
@@ -345,15 +330,6 @@ pub fn build_extension(api: &str, bus_name: &str, dir: &Path) -> PathBuf {
     out
 }
 
-/// Sets each of `env` in `command` that it does not set already.
-fn add_unset(command: &mut Command, env: &[(String, String)]) {
-    for (name, value) in env {
-        if !command.get_envs().any(|(set, _)| set == name.as_str()) {
-            command.env(name, value);
-        }
-    }
-}
-
 /// The CPU time (user and system) process `pid` has used so far.
 pub fn process_cpu_time(pid: u32) -> Duration {
     let stat = fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
@@ -375,36 +351,6 @@ fn clock_ticks() -> u64 {
         .and_then(|output| String::from_utf8_lossy(&output.stdout).trim().parse().ok())
         .filter(|ticks| *ticks > 0)
         .unwrap_or(100)
-}
-
-/// An Xvfb on a free display, its log in `dir`.
-fn x_server(dir: &Path) -> (Service, String) {
-    for number in 140..240 {
-        if Path::new(&format!("/tmp/.X{number}-lock")).exists()
-            || Path::new(&format!("/tmp/.X11-unix/X{number}")).exists()
-        {
-            continue;
-        }
-        let display = format!(":{number}");
-        let mut command = Command::new("Xvfb");
-        command.args([&display, "-screen", "0", "1280x800x24", "-nolisten", "tcp"]);
-        let mut xvfb = Service::spawn_command(&format!("xvfb{number}"), dir, &mut command);
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while Instant::now() < deadline && xvfb.is_running() {
-            if Path::new(&format!("/tmp/.X11-unix/X{number}")).exists() {
-                return (xvfb, display);
-            }
-            sleep(Duration::from_millis(50));
-        }
-        // Taken meanwhile, or slow: the next one.
-    }
-    panic!("no free X display between :140 and :239 (the test command installs xvfb)")
-}
-
-fn set_private(folder: &Path) {
-    use std::os::unix::fs::PermissionsExt;
-    fs::set_permissions(folder, fs::Permissions::from_mode(0o700))
-        .expect("the runtime directory is private");
 }
 
 fn copy_folder(from: &Path, to: &Path) {

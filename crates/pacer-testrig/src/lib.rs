@@ -2,13 +2,16 @@
 //! Real services for tests, started and stopped by the test itself: a private system bus
 //! (`dbus-daemon` with its own configuration), python-dbusmock services such as the polkitd
 //! template, and Debian's real power-profiles-daemon against a tree of files
-//! (`UMOCKDEV_DIR`). The recipe is in `docs/power-profiles.md` 5. Every process is stopped
-//! by its own handle when the value holding it is dropped.
+//! (`UMOCKDEV_DIR`). The recipe is in `docs/power-profiles.md` 5. Besides, whole desktops
+//! that show Pacer: GNOME Shell (`gnome_shell`) and Xfce's panel (`xfce_panel`). Every
+//! process is stopped by its own handle when the value holding it is dropped.
 
 #![allow(clippy::expect_used, clippy::panic)]
 
+mod desktop;
 pub mod gnome_shell;
 pub mod reference_trees;
+pub mod xfce_panel;
 
 use std::ffi::OsStr;
 use std::fs;
@@ -24,6 +27,10 @@ const PYTHON: &str = "/usr/bin/python3";
 fn ppd_binary() -> String {
     std::env::var("PACER_PPD").unwrap_or_else(|_| "/usr/libexec/power-profiles-daemon".to_owned())
 }
+
+/// The StatusNotifierWatcher (a tray's list of items and hosts), its name and path.
+pub const WATCHER: &str = "org.kde.StatusNotifierWatcher";
+pub const WATCHER_PATH: &str = "/StatusNotifierWatcher";
 
 /// Every polkit action power-profiles-daemon checks, old and new names.
 pub const PPD_ACTIONS: [&str; 6] = [
@@ -254,6 +261,24 @@ impl SystemBus {
             assert!(Instant::now() < deadline, "{name} did not leave the bus");
             sleep(Duration::from_millis(20));
         }
+    }
+
+    /// The `RegisteredStatusNotifierItems` of the watcher on this bus: "service/path" or
+    /// the service alone.
+    pub fn status_notifier_items(&self) -> Result<Vec<String>, String> {
+        let answer = self.call(
+            WATCHER,
+            WATCHER_PATH,
+            "org.freedesktop.DBus.Properties.Get",
+            &[WATCHER, "RegisteredStatusNotifierItems"],
+        )?;
+        // gdbus prints `(<['one', 'two']>,)`: the items are every other piece between quotes.
+        Ok(answer
+            .split('\'')
+            .skip(1)
+            .step_by(2)
+            .map(str::to_owned)
+            .collect())
     }
 
     /// python-dbusmock with `template` (a name or a file) on this bus.

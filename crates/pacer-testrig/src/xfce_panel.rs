@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+//! Xfce's panel (Debian's 4.18) for tests: a StatusNotifier host other than GNOME Shell's
+//! AppIndicator extension. Its systray plugin owns `org.kde.StatusNotifierWatcher` itself and
+//! registers as a host, then draws each item's icon in the panel. It runs with its default
+//! layout (`/etc/xdg/xfce4/panel/default.xml`, copied into a private HOME on its first start)
+//! on an Xvfb of its own, with no window manager (`--disable-wm-check`), on a session bus of
+//! its own where xfconfd, the settings store it reads that layout from, runs beside it.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::thread::sleep;
+use std::time::{Duration, Instant};
+
+use crate::desktop::{add_unset, private_home, x_server};
+use crate::{Service, SystemBus, WATCHER, WATCHER_PATH};
+
+/// The settings store's name, and its D-Bus service file (which names the program: it lives
+/// in an architecture's library folder).
+const XFCONF: &str = "org.xfce.Xfconf";
+const XFCONF_SERVICE_FILE: &str = "/usr/share/dbus-1/services/org.xfce.Xfconf.service";
+/// It comes up in about 4 s on two busy cores.
+const READY_LIMIT: Duration = Duration::from_secs(60);
+
+/// A running panel; everything it started stops when it is dropped.
+#[derive(Debug)]
+pub struct XfcePanel {
+    // Fields drop in order: the panel before its settings store, buses and X server.
+    panel: Service,
+    _xfconfd: Service,
+    session: SystemBus,
+    _xvfb: Service,
+    env: Vec<(String, String)>,
+    dir: tempfile::TempDir,
+}
+
+impl XfcePanel {
+    /// Starts the panel, with `system_bus` as its (and its clients') system bus, and returns
+    /// once its systray plugin owns the watcher and is registered there as a host.
+    pub fn start(system_bus: &str) -> XfcePanel {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let mut env = private_home(dir.path());
+        let (xvfb, display) = x_server(dir.path());
+        let session = SystemBus::start_session_with(|_| Vec::new(), &[]);
+        env.extend(
+            [
+                ("DISPLAY", display.as_str()),
+                ("DBUS_SESSION_BUS_ADDRESS", session.address()),
+                ("DBUS_SYSTEM_BUS_ADDRESS", system_bus),
+                ("NO_AT_BRIDGE", "1"),
+            ]
+            .map(|(name, value)| (name.to_owned(), value.to_owned())),
+        );
+        let desktop = |program: &Path| {
+            let mut command = Command::new(program);
+            // The session's own manager, if the tests run inside one, is not this panel's.
+            command.env_remove("SESSION_MANAGER");
+            add_unset(&mut command, &env);
+            command
+        };
+        // Started here rather than by the bus, so that it is stopped with the panel.
+        let xfconfd = Service::spawn_command("xfconfd", dir.path(), &mut desktop(&xfconfd()));
+        session.wait_for_name(XFCONF, Duration::from_secs(10));
+        let mut command = desktop(Path::new("xfce4-panel"));
+        command.arg("--disable-wm-check");
+        let panel = Service::spawn_command("xfce4-panel", dir.path(), &mut command);
+        let mut panel = XfcePanel {
+            panel,
+            _xfconfd: xfconfd,
+            session,
+            _xvfb: xvfb,
+            env,
+            dir,
+        };
+        panel.wait_until_ready();
+        panel
+    }
+
+    fn wait_until_ready(&mut self) {
+        let deadline = Instant::now() + READY_LIMIT;
+        loop {
+            assert!(
+                self.panel.is_running(),
+                "xfce4-panel ended:\n{}",
+                self.log()
+            );
+            let host = self.host_registered();
+            if host == Ok(true) {
+                return;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "Xfce's panel registered no StatusNotifier host within {READY_LIMIT:?} \
+                 (IsStatusNotifierHostRegistered: {host:?}):\n{}",
+                self.log()
+            );
+            sleep(Duration::from_millis(100));
+        }
+    }
+
+    /// The watcher's `IsStatusNotifierHostRegistered`.
+    pub fn host_registered(&self) -> Result<bool, String> {
+        let answer = self.session.call(
+            WATCHER,
+            WATCHER_PATH,
+            "org.freedesktop.DBus.Properties.Get",
+            &[WATCHER, "IsStatusNotifierHostRegistered"],
+        )?;
+        Ok(answer.contains("true"))
+    }
+
+    /// The items the panel's watcher lists.
+    pub fn items(&self) -> Result<Vec<String>, String> {
+        self.session.status_notifier_items()
+    }
+
+    /// The whole screen, saved as a PNG at `path` and read back.
+    pub fn screenshot(&self, path: &Path) -> Screenshot {
+        let mut import = Command::new("import");
+        add_unset(&mut import, &self.env);
+        let status = import
+            .args(["-window", "root"])
+            .arg(path)
+            .status()
+            .expect("import runs (the test command installs imagemagick)");
+        assert!(status.success(), "import -window root {}", path.display());
+        Screenshot::read(path)
+    }
+
+    /// The session bus the panel, and its clients, are on.
+    pub fn session(&self) -> &SystemBus {
+        &self.session
+    }
+
+    /// Gives `command` the panel's variables that it does not set itself: a client of the
+    /// panel's display and buses.
+    pub fn client(&self, command: &mut Command) {
+        add_unset(command, &self.env);
+    }
+
+    /// A folder for the test's files, removed with the panel.
+    pub fn dir(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// What the panel (and its plugins) logged so far.
+    pub fn log(&self) -> String {
+        self.panel.log()
+    }
+}
+
+/// xfconfd, as xfconf's D-Bus service file names it.
+fn xfconfd() -> PathBuf {
+    let text = fs::read_to_string(XFCONF_SERVICE_FILE).unwrap_or_else(|e| {
+        panic!("{XFCONF_SERVICE_FILE}: {e} (the test command installs xfconf)")
+    });
+    text.lines()
+        .find_map(|line| line.strip_prefix("Exec="))
+        .map(|exec| PathBuf::from(exec.trim()))
+        .unwrap_or_else(|| panic!("{XFCONF_SERVICE_FILE} has no Exec line"))
+}
+
+/// A screenshot's pixels, as RGB.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Screenshot {
+    pub width: usize,
+    pub height: usize,
+    rgb: Vec<u8>,
+}
+
+impl Screenshot {
+    /// The image at `path`, through ImageMagick's binary PPM (no image crate needed).
+    pub fn read(path: &Path) -> Screenshot {
+        let output = Command::new("convert")
+            .arg(path)
+            .args(["-depth", "8", "ppm:-"])
+            .output()
+            .expect("convert runs (the test command installs imagemagick)");
+        assert!(output.status.success(), "convert {}", path.display());
+        Screenshot::from_ppm(&output.stdout)
+            .unwrap_or_else(|| panic!("{}: not the PPM convert writes", path.display()))
+    }
+
+    /// A binary PPM (`P6`, 8 bits) as convert writes it: its four header fields each
+    /// followed by one whitespace character, no comments.
+    fn from_ppm(bytes: &[u8]) -> Option<Screenshot> {
+        let mut fields = Vec::new();
+        let mut at = 0;
+        while fields.len() < 4 {
+            let end = at + bytes.get(at..)?.iter().position(u8::is_ascii_whitespace)?;
+            fields.push(std::str::from_utf8(&bytes[at..end]).ok()?);
+            at = end + 1;
+        }
+        let (width, height) = (fields[1].parse().ok()?, fields[2].parse().ok()?);
+        let rgb = bytes.get(at..at + width * height * 3)?.to_vec();
+        (fields[0] == "P6" && fields[3] == "255").then_some(Screenshot { width, height, rgb })
+    }
+
+    /// The colour at (`x`, `y`).
+    pub fn pixel(&self, x: usize, y: usize) -> [u8; 3] {
+        let at = (y * self.width + x) * 3;
+        [self.rgb[at], self.rgb[at + 1], self.rgb[at + 2]]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_ppm_reads_as_its_pixels() {
+        let mut ppm = b"P6\n2 1\n255\n".to_vec();
+        ppm.extend([1, 2, 3, 250, 251, 252]);
+        let image = Screenshot::from_ppm(&ppm).expect("a 2×1 image");
+        assert_eq!((image.width, image.height), (2, 1));
+        assert_eq!(image.pixel(1, 0), [250, 251, 252]);
+        assert_eq!(Screenshot::from_ppm(&ppm[..ppm.len() - 1]), None);
+    }
+}
