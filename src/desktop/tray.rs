@@ -71,6 +71,18 @@ pub fn icon_name(profile: Option<&str>, warning: bool) -> String {
 }
 
 impl TrayView {
+    /// What the tray shows from its registration to the first reading of the machine:
+    /// Pacer's gauge and name. A host draws the item as soon as it registers, and an item
+    /// with no icon is drawn as an empty slot, or not at all.
+    pub fn before_first_reading() -> TrayView {
+        TrayView {
+            icon: icon_name(None, false),
+            // The application's name, which is not translated.
+            title: "Pacer".to_owned(),
+            ..TrayView::default()
+        }
+    }
+
     /// The tray's view of the session's `state`, the CPUs as `snapshot` has them.
     pub fn of(state: &SessionState, snapshot: &Snapshot) -> TrayView {
         let warning = state
@@ -182,7 +194,7 @@ pub struct PacerTray {
 impl PacerTray {
     pub fn new(root: &Path, requests: Sender<Request>) -> PacerTray {
         PacerTray {
-            view: TrayView::default(),
+            view: TrayView::before_first_reading(),
             requests,
             root: SysRoot::new(root),
             sampler: Mutex::new(None),
@@ -363,6 +375,15 @@ mod tests {
 
     use super::*;
     use crate::testing::simulated_status as status;
+
+    #[test]
+    fn before_the_first_reading_the_item_shows_pacers_gauge() {
+        let (requests, _) = relm4::channel();
+        let tray = PacerTray::new(Path::new("/nonexistent"), requests);
+        let view = &tray.view;
+        assert_eq!(view.icon, "io.github.pacerapp.Pacer-balanced-symbolic");
+        assert_eq!(view.title, "Pacer");
+    }
 
     #[test]
     fn icons_follow_the_profile_and_warn() {
