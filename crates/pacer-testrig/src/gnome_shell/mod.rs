@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-//! A real GNOME Shell (Debian's 43.9) for tests: on its own Xvfb, with a private HOME whose
-//! settings are a keyfile, its own session bus (which can start services such as Pacer by
-//! D-Bus activation) and the system bus it is given. It is driven and read from inside by
-//! the probe extension in `shell-probe@pacerapp.github.io/` (43 has no unsafe mode for
-//! `org.gnome.Shell.Eval`). One shell runs at a time: they share the machine's two cores.
+//! A real GNOME Shell for tests (Debian 12's 43.9, or Debian 13's 48 in a root of its own:
+//! [`Shell`]): on its own Xvfb, with a private HOME whose settings are a keyfile, its own
+//! session bus (which can start services such as Pacer by D-Bus activation) and the system
+//! bus it is given. It is driven and read from inside by the probe extension in
+//! `shell-probe/API/shell-probe@pacerapp.github.io/` (`org.gnome.Shell.Eval` needs unsafe
+//! mode). One shell runs at a time: they share the machine's two cores.
 
 use std::fmt::Write as _;
 use std::fs;
@@ -14,6 +15,9 @@ use std::thread::sleep;
 use std::time::{Duration, Instant};
 
 use crate::{Service, SystemBus};
+
+mod which;
+pub use which::{Shell, ROOT_VARIABLE};
 
 /// The probe's uuid, always enabled.
 pub const PROBE: &str = "shell-probe@pacerapp.github.io";
@@ -28,6 +32,8 @@ static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
 /// What a shell starts with.
 #[derive(Debug, Default)]
 pub struct ShellSetup {
+    /// Which shell.
+    pub shell: Shell,
     /// Extension folders (each named by its uuid) installed in the private HOME.
     pub extensions: Vec<PathBuf>,
     /// The uuids enabled besides the probe.
@@ -53,6 +59,7 @@ pub struct GnomeShell {
     _xvfb: Service,
     env: Vec<(String, String)>,
     dir: tempfile::TempDir,
+    which: Shell,
     _turn: MutexGuard<'static, ()>,
 }
 
@@ -76,7 +83,7 @@ impl GnomeShell {
         }
         fs::create_dir_all(&runtime).expect("the runtime directory");
         set_private(&runtime);
-        let probe = Path::new(env!("CARGO_MANIFEST_DIR")).join(PROBE);
+        let probe = setup.shell.probe(PROBE);
         for extension in setup.extensions.iter().chain([&probe]) {
             let uuid = extension.file_name().expect("a folder named by its uuid");
             copy_folder(extension, &installed.join(uuid));
@@ -151,10 +158,9 @@ impl GnomeShell {
             session.wait_for_name(&name, READY_LIMIT);
             started
         });
-        let mut command = Command::new("gnome-shell");
-        command
-            .args(["--x11", "--replace", "--sm-disable"])
-            .envs(env.iter().map(|(name, value)| (name, value)));
+        let mut command = setup
+            .shell
+            .command(&["--x11", "--replace", "--sm-disable"], &env);
         let shell = Service::spawn_command("gnome-shell", dir.path(), &mut command);
         let mut shell = GnomeShell {
             shell,
@@ -163,6 +169,7 @@ impl GnomeShell {
             _xvfb: xvfb,
             env,
             dir,
+            which: setup.shell,
             _turn: turn,
         };
         shell.wait_until_ready();
@@ -233,18 +240,25 @@ impl GnomeShell {
         }
     }
 
-    /// The whole stage as a PNG at `path`, taken from inside the shell.
+    /// Which shell it is.
+    pub fn which(&self) -> Shell {
+        self.which
+    }
+
+    /// The whole stage as a PNG at `path`, taken from inside the shell (the shell writes it
+    /// into its own folder, which a shell in a root sees too).
     pub fn screenshot(&self, path: &Path) {
-        let _ = fs::remove_file(path);
+        let shot = self.dir().join("screenshot.png");
+        let _ = fs::remove_file(&shot);
         let started = self.eval(&format!(
-            "const {{Gio, Shell}} = imports.gi; global._pacerShot = 'pending'; \
+            "global._pacerShot = 'pending'; \
              const shot = new Shell.Screenshot(); \
              const stream = Gio.File.new_for_path({:?}).replace(null, false, 0, null); \
              shot.screenshot(false, stream, (self, result) => {{ \
                try {{ self.screenshot_finish(result); global._pacerShot = 'done'; }} \
                catch (error) {{ global._pacerShot = String(error); }} \
                stream.close(null); }}); true",
-            path.display().to_string()
+            shot.display().to_string()
         ));
         assert_eq!(started, Ok(true.into()), "the screenshot starts");
         let done = self.wait_for(
@@ -253,6 +267,7 @@ impl GnomeShell {
             "global._pacerShot === 'pending' ? null : global._pacerShot",
         );
         assert_eq!(done, "done", "the screenshot");
+        fs::copy(&shot, path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     }
 
     /// The program started before the shell, if any.
@@ -331,7 +346,7 @@ impl GnomeShell {
 }
 
 /// Pacer's extension as `shell-extension/build.py` builds it for `api` (legacy: GNOME Shell
-/// 43–44, esm: 45–49), following the Pacer on `bus_name`, in `dir`/its uuid.
+/// 43–44, esm: 45–49; [`Shell::api`]), following the Pacer on `bus_name`, in `dir`/its uuid.
 pub fn build_extension(api: &str, bus_name: &str, dir: &Path) -> PathBuf {
     let out = dir.join("pacer@pacerapp.github.io");
     let build = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shell-extension/build.py");
@@ -379,9 +394,13 @@ fn clock_ticks() -> u64 {
 
 /// An Xvfb on a free display, its log in `dir`.
 fn x_server(dir: &Path) -> (Service, String) {
+    // A display's abstract socket, which a shell in a root would reach too, may be there
+    // without its files.
+    let abstract_sockets = fs::read_to_string("/proc/net/unix").unwrap_or_default();
     for number in 140..240 {
         if Path::new(&format!("/tmp/.X{number}-lock")).exists()
             || Path::new(&format!("/tmp/.X11-unix/X{number}")).exists()
+            || abstract_sockets.contains(&format!("@/tmp/.X11-unix/X{number}\n"))
         {
             continue;
         }

@@ -2,8 +2,8 @@
 // For Pacer's tests: org.pacerapp.ShellProbe.Eval runs JavaScript inside the shell and
 // answers its value as JSON, or the exception with its stack.
 /* exported init */
-const {Gio} = imports.gi;
-// In scope for the code sent.
+// In scope for the code sent, as in the probe for 45 and later (../../esm/).
+const {Gio, Shell} = imports.gi; // eslint-disable-line no-unused-vars
 const Main = imports.ui.main; // eslint-disable-line no-unused-vars
 
 const INTERFACE = `<node>
