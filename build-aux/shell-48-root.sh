@@ -18,11 +18,13 @@ source build-aux/common.sh
 
 SUITE=trixie
 # gnome-shell-extension-appindicator: the tray's host in the top bar. libglib2.0-bin for
-# gsettings. libpam-systemd and systemd-sysv: debootstrap does not choose between
-# alternatives, and without a `logind` polkitd and gnome-settings-daemon (and with them
-# gnome-shell) stay unconfigured. The X server, the buses and everything the tests drive
-# are the host's.
-PACKAGES=(gnome-shell gnome-shell-extension-appindicator libglib2.0-bin libpam-systemd systemd-sysv)
+# gsettings. The rest because debootstrap does not choose between alternatives: without a
+# `logind` (libpam-systemd, systemd-sysv), a `dbus-system-bus` (dbus) and a
+# `dbus-session-bus` (dbus-x11), polkitd, gnome-settings-daemon, dconf-service and
+# wireplumber stay unconfigured, and gnome-shell with them. The X server, the buses and
+# everything the tests drive are the host's.
+PACKAGES=(gnome-shell gnome-shell-extension-appindicator libglib2.0-bin libpam-systemd systemd-sysv
+  dbus dbus-x11)
 # Bump when the way the root is made changes beyond the suite and the packages.
 LAYOUT=1
 KEY=$(printf '%s\n' "$SUITE" "$LAYOUT" "${PACKAGES[@]}" | sha256sum | cut -c1-16)
