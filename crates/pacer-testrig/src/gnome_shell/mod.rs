@@ -158,9 +158,10 @@ impl GnomeShell {
             session.wait_for_name(&name, READY_LIMIT);
             started
         });
-        let mut command = setup
-            .shell
-            .command(&["--x11", "--replace", "--sm-disable"], &env);
+        let mut command =
+            setup
+                .shell
+                .command(&["--x11", "--replace", "--sm-disable"], &env, dir.path());
         let shell = Service::spawn_command("gnome-shell", dir.path(), &mut command);
         let mut shell = GnomeShell {
             shell,
@@ -191,6 +192,15 @@ impl GnomeShell {
             );
             sleep(Duration::from_millis(200));
         }
+        // The shell asked for, not another on the same display or bus.
+        let version = self.eval("Config.PACKAGE_VERSION");
+        let major = self.which.version();
+        assert!(
+            version.as_ref().is_ok_and(|v| v
+                .as_str()
+                .is_some_and(|v| v.starts_with(&format!("{major}.")))),
+            "GNOME Shell {major} was asked for, {version:?} runs"
+        );
         // A root session opens the overview and says it is privileged.
         self.eval(
             "Main.messageTray.getSources().forEach(source => source.destroy()); \
@@ -304,8 +314,9 @@ impl GnomeShell {
     }
 
     /// The lines of the shell's log that report a JavaScript error or warning, a critical
-    /// warning, or a failed call, with the stack lines after each. Left out: the services a
-    /// bare session lacks (GeoClue, the calendar server, GDM), unless a line names Pacer.
+    /// warning (of gjs or of `console.error`), or a failed call, with the stack lines after
+    /// each. Left out: the services a bare session lacks (GeoClue, the calendar server, GDM),
+    /// unless a line names Pacer.
     pub fn errors(&self) -> Vec<String> {
         let mut errors = Vec::new();
         let mut in_error = false;
@@ -315,6 +326,8 @@ impl GnomeShell {
                 "JS WARNING",
                 "Error:",
                 "Gjs-CRITICAL",
+                // console.error(), which extensions for 45 and later use for their errors.
+                "Gjs-Console-CRITICAL",
                 "Exception",
             ]
             .iter()

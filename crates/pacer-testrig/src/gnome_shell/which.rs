@@ -49,8 +49,8 @@ impl Shell {
 
     /// `gnome-shell` with `args`, and with `env` and nothing else of the test's own
     /// environment in the root (the test's variables name this machine's programs and
-    /// libraries).
-    pub(super) fn command(self, args: &[&str], env: &[(String, String)]) -> Command {
+    /// libraries); `dir`, the shell's folder, holds what the root needs of its own.
+    pub(super) fn command(self, args: &[&str], env: &[(String, String)], dir: &Path) -> Command {
         let env = env.iter().map(|(name, value)| (name, value));
         match self {
             Shell::Host43 => {
@@ -64,23 +64,28 @@ impl Shell {
                     std::env::temp_dir() == Path::new("/tmp"),
                     "GNOME Shell 48 sees this machine's /tmp only: run the tests without TMPDIR"
                 );
-                // In a mount namespace of its own, the mounts go with the shell, however it
-                // ends: none is left under the cached root. The root is read-only to it.
+                // Pacer names its tray icons' folder in the checkout (data/icons): the shell
+                // finds it at the same path.
+                let checkout = Path::new(env!("CARGO_MANIFEST_DIR"))
+                    .join("../..")
+                    .canonicalize()
+                    .expect("the checkout");
+                let (layers, merged) = (dir.join("root-layers"), dir.join("root"));
+                for folder in [&layers, &merged] {
+                    std::fs::create_dir_all(folder).expect("a folder for the root");
+                }
                 let mut command = Command::new("unshare");
                 command
-                    .args(["--mount", "--propagation", "private", "sh", "-euc"])
-                    .arg(
-                        "root=$1; shift; \
-                         mount --bind \"$root\" \"$root\"; \
-                         mount -o remount,bind,ro \"$root\"; \
-                         mount -t proc proc \"$root/proc\"; \
-                         mount --rbind /sys \"$root/sys\"; \
-                         mount --rbind /dev \"$root/dev\"; \
-                         mount --bind /tmp \"$root/tmp\"; \
-                         exec chroot \"$root\" \"$@\"",
-                    )
+                    .args([
+                        "--mount",
+                        "--propagation",
+                        "private",
+                        "sh",
+                        "-euc",
+                        ROOT_SHELL,
+                    ])
                     .arg("sh")
-                    .arg(&root)
+                    .args([&root, &layers, &merged, &checkout])
                     .arg("gnome-shell")
                     .args(args)
                     .env_clear()
@@ -92,6 +97,28 @@ impl Shell {
         }
     }
 }
+
+/// `sh -c` with ROOT LAYERS MERGED CHECKOUT COMMAND…: runs COMMAND chrooted in ROOT, in the
+/// mount namespace `unshare` made for it, so that every mount goes with it, however it ends.
+/// The root is the lower layer of an overlay whose upper layer is a tmpfs: the cached root is
+/// never written, and folders can be made in it to mount on. Inside: /proc, /sys, /dev, this
+/// machine's /tmp (the test's folders, buses and X socket at the same paths) and the checkout
+/// read-only.
+const ROOT_SHELL: &str = r#"
+root=$1 layers=$2 merged=$3 checkout=$4
+shift 4
+mount -t tmpfs layers "$layers"
+mkdir "$layers/upper" "$layers/work"
+mount -t overlay shell-48 -o "lowerdir=$root,upperdir=$layers/upper,workdir=$layers/work" "$merged"
+mount -t proc proc "$merged/proc"
+mount --rbind /sys "$merged/sys"
+mount --rbind /dev "$merged/dev"
+mount --bind /tmp "$merged/tmp"
+mkdir -p "$merged$checkout"
+mount --bind "$checkout" "$merged$checkout"
+mount -o remount,bind,ro "$merged$checkout"
+exec chroot "$merged" "$@"
+"#;
 
 /// The root of GNOME Shell 48; a test without it fails.
 fn root() -> PathBuf {

@@ -7,6 +7,7 @@ import Gio from 'gi://Gio';
 // In scope for the code sent, as in the legacy probe (a module has no `imports.ui`).
 import Shell from 'gi://Shell'; // eslint-disable-line no-unused-vars
 import * as Main from 'resource:///org/gnome/shell/ui/main.js'; // eslint-disable-line no-unused-vars
+import * as Config from 'resource:///org/gnome/shell/misc/config.js'; // eslint-disable-line no-unused-vars
 import {Extension} from 'resource:///org/gnome/shell/extensions/extension.js';
 
 const INTERFACE = `<node>
@@ -32,7 +33,7 @@ export default class Probe extends Extension {
 
     Eval(code) {
         try {
-            // Direct eval: the code sees Main, Gio, Shell and the shell's globals (global).
+            // Direct eval: the code sees Main, Config, Gio, Shell and the shell's globals (global).
             // eslint-disable-next-line no-eval
             const value = JSON.stringify(eval(code));
             return [true, value === undefined ? 'null' : value];
