@@ -144,6 +144,22 @@ pub fn menu_item(menu: &str, label: &str) -> String {
     )
 }
 
+/// Waits until the menu (JavaScript) shows the item labelled `label`; failing, says which
+/// labels it shows.
+pub fn wait_for_menu_item(shell: &GnomeShell, menu: &str, label: &str) {
+    // An exception is waited past, and the last one is in the failure's message.
+    shell.wait_for(
+        &format!("the menu shows {label}"),
+        LIMIT,
+        &format!(
+            "(() => {{ const item = {}; if (item && item.mapped) return true; \
+             throw new Error(`the menu shows ${{JSON.stringify({menu}._getMenuItems() \
+             .map(item => item.label ? item.label.text : null))}}`); }})()",
+            menu_item(menu, label)
+        ),
+    );
+}
+
 /// The toggle's title and subtitle as its labels show them.
 pub fn toggle_text(shell: &GnomeShell) -> (String, String) {
     let text = shell.eval(&format!("{EXTENSION}.toggle.text")).unwrap();
