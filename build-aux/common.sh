@@ -115,11 +115,27 @@ pacer_unpack_package() {
 # crates (a dependency added between them, one renamed) keeps it. NAME's folders for other
 # crates or toolchains go: nothing would use them.
 pacer_cargo_cache() {
-  local root=${XDG_CACHE_HOME:-$HOME/.cache}/pacer/$1 key
-  key=$( (pacer_published_crates "$2"; rustc -vV) | sha256sum | cut -c1-16)
-  mkdir -p "$root/$key"
-  find "$root" -mindepth 1 -maxdepth 1 ! -name "$key" -exec rm -rf {} +
-  echo "$root/$key"
+  pacer_cache_dir "$1" "$( (pacer_published_crates "$2"; rustc -vV) | sha256sum | cut -c1-16)"
+}
+
+# pacer_cache_dir NAME KEY : prints ~/.cache/pacer/NAME/KEY, made if missing: a folder kept
+# outside the checkout (a fresh clone finds it) for what KEY, a hash of how its contents are
+# made, names. NAME's folders for other keys go: nothing would use them. (--one-file-system:
+# a folder of a Debian root may have something mounted on it by a run that was killed.)
+pacer_cache_dir() {
+  local root=${XDG_CACHE_HOME:-$HOME/.cache}/pacer/$1
+  mkdir -p "$root/$2"
+  find "$root" -mindepth 1 -maxdepth 1 ! -name "$2" -exec rm -rf --one-file-system {} +
+  echo "$root/$2"
+}
+
+# pacer_debian_mirror : the Debian mirror apt uses here (or PACER_DEBIAN_MIRROR), for
+# debootstrap.
+pacer_debian_mirror() {
+  local mirror=${PACER_DEBIAN_MIRROR:-$(awk '/^URIs:/{print $2; exit}' /etc/apt/sources.list.d/debian.sources 2> /dev/null)}
+  [ -n "$mirror" ] || mirror=$(awk '$1=="deb"{print $2; exit}' /etc/apt/sources.list 2> /dev/null)
+  [ -n "$mirror" ] || { pacer_say "no Debian mirror in the apt sources: set PACER_DEBIAN_MIRROR"; return 1; }
+  echo "$mirror"
 }
 
 # pacer_published_crates FILE : the crates of the Cargo.lock FILE that come from a registry or

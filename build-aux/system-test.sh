@@ -123,9 +123,7 @@ log "packages built: $PACER_DEB $HELPER_DEB"
 rm -rf "$ROOT"
 mkdir -p "$ROOT"
 if [ ! -f "$CACHE" ]; then
-  mirror=${PACER_DEBIAN_MIRROR:-$(awk '/^URIs:/{print $2; exit}' /etc/apt/sources.list.d/debian.sources 2> /dev/null)}
-  [ -n "$mirror" ] || mirror=$(awk '$1=="deb"{print $2; exit}' /etc/apt/sources.list 2> /dev/null)
-  [ -n "$mirror" ] || abort "no Debian mirror in the apt sources: set PACER_DEBIAN_MIRROR"
+  mirror=$(pacer_debian_mirror) || abort "no Debian mirror in the apt sources: set PACER_DEBIAN_MIRROR"
   log "debootstrap from $mirror"
   if ! debootstrap --variant=minbase --include="$(IFS=,; echo "${ROOTFS_PACKAGES[*]}")" \
     bookworm "$ROOT" "$mirror" > "$WORK/debootstrap.log" 2>&1; then

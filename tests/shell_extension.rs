@@ -5,7 +5,8 @@
 //! when gjs loads it as an ES module and as a legacy module; every ES module of the 45–49
 //! build parses in gjs; the zips for extensions.gnome.org hold what the shell loads, with
 //! the translations, and `gnome-extensions install` takes them. The 43 build runs in a real
-//! shell in tests/gnome_shell.rs.
+//! shell in tests/gnome_shell.rs, the 45–49 build in GNOME Shell 48 (in a Debian 13 root) in
+//! tests/gnome_shell_48.rs.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 

@@ -12,9 +12,13 @@ use crate::Service;
 
 /// An Xvfb on a free display, its log in `dir`.
 pub(crate) fn x_server(dir: &Path) -> (Service, String) {
+    // A display's abstract socket, which a shell in a root would reach too, may be there
+    // without its files.
+    let abstract_sockets = fs::read_to_string("/proc/net/unix").unwrap_or_default();
     for number in 140..240 {
         if Path::new(&format!("/tmp/.X{number}-lock")).exists()
             || Path::new(&format!("/tmp/.X11-unix/X{number}")).exists()
+            || abstract_sockets.contains(&format!("@/tmp/.X11-unix/X{number}\n"))
         {
             continue;
         }

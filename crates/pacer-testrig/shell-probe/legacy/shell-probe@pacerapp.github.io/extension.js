@@ -2,9 +2,10 @@
 // For Pacer's tests: org.pacerapp.ShellProbe.Eval runs JavaScript inside the shell and
 // answers its value as JSON, or the exception with its stack.
 /* exported init */
-const {Gio} = imports.gi;
-// In scope for the code sent.
+// In scope for the code sent, as in the probe for 45 and later (../../esm/).
+const {Gio, Shell} = imports.gi; // eslint-disable-line no-unused-vars
 const Main = imports.ui.main; // eslint-disable-line no-unused-vars
+const Config = imports.misc.config; // eslint-disable-line no-unused-vars
 
 const INTERFACE = `<node>
   <interface name="org.pacerapp.ShellProbe">
@@ -29,7 +30,8 @@ class Probe {
 
     Eval(code) {
         try {
-            // Direct eval: the code sees Main and the shell's globals (imports, global).
+            // Direct eval: the code sees Main, Config, Gio, Shell and the shell's globals (imports,
+            // global).
             // eslint-disable-next-line no-eval
             const value = JSON.stringify(eval(code));
             return [true, value === undefined ? 'null' : value];

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-//! A real GNOME Shell (Debian's 43.9) for tests: on its own Xvfb, with a private HOME whose
-//! settings are a keyfile, its own session bus (which can start services such as Pacer by
-//! D-Bus activation) and the system bus it is given. It is driven and read from inside by
-//! the probe extension in `shell-probe@pacerapp.github.io/` (43 has no unsafe mode for
-//! `org.gnome.Shell.Eval`). One shell runs at a time: they share the machine's two cores.
+//! A real GNOME Shell for tests (Debian 12's 43.9, or Debian 13's 48 in a root of its own:
+//! [`Shell`]): on its own Xvfb, with a private HOME whose settings are a keyfile, its own
+//! session bus (which can start services such as Pacer by D-Bus activation) and the system
+//! bus it is given. It is driven and read from inside by the probe extension in
+//! `shell-probe/API/shell-probe@pacerapp.github.io/` (`org.gnome.Shell.Eval` needs unsafe
+//! mode). One shell runs at a time: they share the machine's two cores.
 
 use std::fmt::Write as _;
 use std::fs;
@@ -15,6 +16,9 @@ use std::time::{Duration, Instant};
 
 use crate::desktop::{add_unset, private_home, x_server};
 use crate::{Service, SystemBus};
+
+mod which;
+pub use which::{Shell, ROOT_VARIABLE};
 
 /// The probe's uuid, always enabled.
 pub const PROBE: &str = "shell-probe@pacerapp.github.io";
@@ -29,6 +33,8 @@ static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
 /// What a shell starts with.
 #[derive(Debug, Default)]
 pub struct ShellSetup {
+    /// Which shell.
+    pub shell: Shell,
     /// Extension folders (each named by its uuid) installed in the private HOME.
     pub extensions: Vec<PathBuf>,
     /// The uuids enabled besides the probe.
@@ -54,6 +60,7 @@ pub struct GnomeShell {
     _xvfb: Service,
     env: Vec<(String, String)>,
     dir: tempfile::TempDir,
+    which: Shell,
     _turn: MutexGuard<'static, ()>,
 }
 
@@ -71,7 +78,7 @@ impl GnomeShell {
         for folder in [&installed, &home.join(".config/glib-2.0/settings")] {
             fs::create_dir_all(folder).expect("the private HOME");
         }
-        let probe = Path::new(env!("CARGO_MANIFEST_DIR")).join(PROBE);
+        let probe = setup.shell.probe(PROBE);
         for extension in setup.extensions.iter().chain([&probe]) {
             let uuid = extension.file_name().expect("a folder named by its uuid");
             copy_folder(extension, &installed.join(uuid));
@@ -136,10 +143,10 @@ impl GnomeShell {
             session.wait_for_name(&name, READY_LIMIT);
             started
         });
-        let mut command = Command::new("gnome-shell");
-        command
-            .args(["--x11", "--replace", "--sm-disable"])
-            .envs(env.iter().map(|(name, value)| (name, value)));
+        let mut command =
+            setup
+                .shell
+                .command(&["--x11", "--replace", "--sm-disable"], &env, dir.path());
         let shell = Service::spawn_command("gnome-shell", dir.path(), &mut command);
         let mut shell = GnomeShell {
             shell,
@@ -148,6 +155,7 @@ impl GnomeShell {
             _xvfb: xvfb,
             env,
             dir,
+            which: setup.shell,
             _turn: turn,
         };
         shell.wait_until_ready();
@@ -169,6 +177,15 @@ impl GnomeShell {
             );
             sleep(Duration::from_millis(200));
         }
+        // The shell asked for, not another on the same display or bus.
+        let version = self.eval("Config.PACKAGE_VERSION");
+        let major = self.which.version();
+        assert!(
+            version.as_ref().is_ok_and(|v| v
+                .as_str()
+                .is_some_and(|v| v.starts_with(&format!("{major}.")))),
+            "GNOME Shell {major} was asked for, {version:?} runs"
+        );
         // A root session opens the overview and says it is privileged.
         self.eval(
             "Main.messageTray.getSources().forEach(source => source.destroy()); \
@@ -218,18 +235,25 @@ impl GnomeShell {
         }
     }
 
-    /// The whole stage as a PNG at `path`, taken from inside the shell.
+    /// Which shell it is.
+    pub fn which(&self) -> Shell {
+        self.which
+    }
+
+    /// The whole stage as a PNG at `path`, taken from inside the shell (the shell writes it
+    /// into its own folder, which a shell in a root sees too).
     pub fn screenshot(&self, path: &Path) {
-        let _ = fs::remove_file(path);
+        let shot = self.dir().join("screenshot.png");
+        let _ = fs::remove_file(&shot);
         let started = self.eval(&format!(
-            "const {{Gio, Shell}} = imports.gi; global._pacerShot = 'pending'; \
+            "global._pacerShot = 'pending'; \
              const shot = new Shell.Screenshot(); \
              const stream = Gio.File.new_for_path({:?}).replace(null, false, 0, null); \
              shot.screenshot(false, stream, (self, result) => {{ \
                try {{ self.screenshot_finish(result); global._pacerShot = 'done'; }} \
                catch (error) {{ global._pacerShot = String(error); }} \
                stream.close(null); }}); true",
-            path.display().to_string()
+            shot.display().to_string()
         ));
         assert_eq!(started, Ok(true.into()), "the screenshot starts");
         let done = self.wait_for(
@@ -238,6 +262,7 @@ impl GnomeShell {
             "global._pacerShot === 'pending' ? null : global._pacerShot",
         );
         assert_eq!(done, "done", "the screenshot");
+        fs::copy(&shot, path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     }
 
     /// The program started before the shell, if any.
@@ -274,8 +299,9 @@ impl GnomeShell {
     }
 
     /// The lines of the shell's log that report a JavaScript error or warning, a critical
-    /// warning, or a failed call, with the stack lines after each. Left out: the services a
-    /// bare session lacks (GeoClue, the calendar server, GDM), unless a line names Pacer.
+    /// warning (of gjs or of `console.error`), or a failed call, with the stack lines after
+    /// each. Left out: the services a bare session lacks (GeoClue, the calendar server, GDM),
+    /// unless a line names Pacer.
     pub fn errors(&self) -> Vec<String> {
         let mut errors = Vec::new();
         let mut in_error = false;
@@ -285,6 +311,8 @@ impl GnomeShell {
                 "JS WARNING",
                 "Error:",
                 "Gjs-CRITICAL",
+                // console.error(), which extensions for 45 and later use for their errors.
+                "Gjs-Console-CRITICAL",
                 "Exception",
             ]
             .iter()
@@ -316,7 +344,7 @@ impl GnomeShell {
 }
 
 /// Pacer's extension as `shell-extension/build.py` builds it for `api` (legacy: GNOME Shell
-/// 43–44, esm: 45–49), following the Pacer on `bus_name`, in `dir`/its uuid.
+/// 43–44, esm: 45–49; [`Shell::api`]), following the Pacer on `bus_name`, in `dir`/its uuid.
 pub fn build_extension(api: &str, bus_name: &str, dir: &Path) -> PathBuf {
     let out = dir.join("pacer@pacerapp.github.io");
     let build = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shell-extension/build.py");

@@ -1,0 +1,338 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+//! The checks of Pacer in a real GNOME Shell, each for the shell it is given: the test files
+//! of each shell (tests/gnome_shell.rs, tests/gnome_shell_48.rs) run them.
+//!
+//! Longer than most files: each check drives a whole desktop (shell, Pacer, daemon) through
+//! several steps.
+
+use std::process::Command;
+use std::thread::sleep;
+use std::time::Duration;
+
+use super::*;
+use crate::common::{wait_until, Laptop};
+use pacer_testrig::gnome_shell::{js_string, Shell};
+use pacer_testrig::Service;
+
+/// The toggle shows the daemon's profile and switches it; the EPP-restore scenario
+/// (`docs/kernel.md` 2.4) shows as the warning in the toggle and on the panel icon, and Fix
+/// in the menu clears it.
+pub fn the_toggle_follows_the_daemon_switches_it_and_fixes_the_mismatch(which: Shell) {
+    let laptop = Laptop::start("intel-hybrid");
+    let extension = tempfile::tempdir().unwrap();
+    let shell = shell_on(which, &laptop, extension.path(), true);
+    let mut monitor = Command::new("dbus-monitor");
+    monitor.args(["--address", shell.session().address()]);
+    let _monitor = Service::spawn_command("monitor", shell.dir(), &mut monitor);
+    sleep(Duration::from_millis(500));
+    let _pacer = start_pacer(&shell, &laptop);
+
+    wait_for_toggle(
+        &shell,
+        "the toggle shows the daemon's profile",
+        |title, subtitle| title == "Balanced" && subtitle.starts_with("EPP "),
+    );
+    let (_, subtitle) = toggle_text(&shell);
+    assert_eq!(
+        subtitle, "EPP balance_performance",
+        "per core type, alike here"
+    );
+    assert_eq!(
+        panel_icon(&shell),
+        "io.github.pacerapp.Pacer-balanced-symbolic.svg"
+    );
+    let in_grid = shell
+        .eval(&format!(
+            "Main.panel.statusArea.quickSettings.menu._grid.get_children().includes({EXTENSION}.toggle)"
+        ))
+        .unwrap();
+    assert_eq!(in_grid, true, "the toggle is in Quick Settings' grid");
+
+    // Its menu: the daemon's profiles; choosing Performance switches the real daemon.
+    let menu = open_toggle_menu(&shell);
+    click(&shell, &menu_item(&menu, "Performance"));
+    wait_until(LIMIT, "the daemon switches", || {
+        match laptop.bus.profile() {
+            Ok(profile) if profile == "performance" => Ok(()),
+            other => Err(format!("{other:?}")),
+        }
+    });
+    wait_for_toggle(&shell, "the toggle follows", |title, _| {
+        title == "Performance"
+    });
+    assert_eq!(
+        panel_icon(&shell),
+        "io.github.pacerapp.Pacer-performance-symbolic.svg"
+    );
+
+    // While the menu is open, Pacer samples for it: each core type's frequency shows.
+    open_toggle_menu(&shell);
+    shell.wait_for(
+        "the menu shows each core type's frequency",
+        LIMIT,
+        &format!(
+            "{EXTENSION}.view.coreTypes.length === 2 && \
+             {EXTENSION}.view.coreTypes.every(type => type.frequency.endsWith('GHz'))"
+        ),
+    );
+
+    // The menu's items show them, and stay the same items as they change (a menu made
+    // anew every second would lose the keyboard's place).
+    let detail = "item => item._detail && item._detail.text.endsWith('GHz')";
+    shell
+        .eval(&format!(
+            "global._pacerCoreItem = {menu}._getMenuItems().find({detail}); true"
+        ))
+        .unwrap();
+    sleep(Duration::from_millis(2500));
+    let kept = shell
+        .eval(&format!(
+            "{menu}._getMenuItems().includes(global._pacerCoreItem) && \
+             global._pacerCoreItem._detail.text.endsWith('GHz')"
+        ))
+        .unwrap();
+    assert_eq!(
+        kept, true,
+        "the core type's item is kept and shows its frequency"
+    );
+
+    // Back to Balanced, where the EPP-restore scenario starts.
+    click(&shell, &menu_item(&menu, "Balanced"));
+    wait_until(LIMIT, "the daemon switches back", || {
+        match laptop.bus.profile() {
+            Ok(profile) if profile == "balanced" => Ok(()),
+            other => Err(format!("{other:?}")),
+        }
+    });
+    wait_for_toggle(&shell, "the toggle follows back", |title, subtitle| {
+        title == "Balanced" && subtitle == "EPP balance_performance"
+    });
+
+    // The EPP-restore scenario, behind the daemon's back: governor to performance, profile
+    // to performance, governor back to powersave.
+    let pacerctl = |args: &[&str]| {
+        let output = laptop
+            .bus
+            .command(pacer_testrig::workspace_binary("pacerctl"))
+            .args(args)
+            .args(["--sysfs-root", laptop.root()])
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "pacerctl {args:?}");
+    };
+    pacerctl(&["set", "governor", "performance"]);
+    laptop.bus.set_profile("performance").unwrap();
+    pacerctl(&["set", "governor", "powersave"]);
+    wait_for_toggle(&shell, "the toggle warns", |title, subtitle| {
+        // The warning's summary instead of the EPP.
+        title == "Performance" && subtitle.ends_with("but the performance profile sets performance")
+    });
+    assert_eq!(
+        panel_icon(&shell),
+        "io.github.pacerapp.Pacer-performance-warning-symbolic.svg"
+    );
+    // Policy by policy as the governors come back: the finding covers all 16 at last.
+    let findings = shell.wait_for(
+        "the finding covers every policy",
+        LIMIT,
+        &format!(
+            "(() => {{ const findings = {EXTENSION}.view.findings.map(f => [f.key, f.fixable]); \
+             return findings.length === 1 && findings[0][0].endsWith(',15') ? findings : null; }})()"
+        ),
+    );
+    let key = findings[0][0].as_str().unwrap().to_owned();
+    assert!(key.starts_with("epp-mismatch@"), "{findings}");
+    assert_eq!(findings[0][1], true, "{findings}");
+
+    // Fix, in the menu.
+    open_toggle_menu(&shell);
+    screenshot(&shell, "quick-settings");
+    click(
+        &shell,
+        &format!(
+            "{menu}._getMenuItems().find(item => item.finding && item.finding.key === {})",
+            js_string(&key)
+        ),
+    );
+    let epp = laptop.file("sys/devices/system/cpu/cpufreq/policy0/energy_performance_preference");
+    wait_until(LIMIT, "the fix", || {
+        let now = std::fs::read_to_string(&epp).unwrap();
+        (now.trim_end() == "performance").then_some(()).ok_or(now)
+    });
+    wait_for_toggle(&shell, "the warning clears", |title, subtitle| {
+        title == "Performance" && subtitle == "EPP performance"
+    });
+    assert_eq!(
+        panel_icon(&shell),
+        "io.github.pacerapp.Pacer-performance-symbolic.svg"
+    );
+
+    // A click on the toggle itself: Balanced, and back to the profile before it.
+    for (profile, title) in [("balanced", "Balanced"), ("performance", "Performance")] {
+        open_quick_settings(&shell);
+        if shell.eval(&format!("{menu}.isOpen")) == Ok(true.into()) {
+            shell.eval(&format!("{menu}.close(); true")).unwrap();
+        }
+        click(&shell, &format!("{EXTENSION}.toggle"));
+        wait_until(LIMIT, "the toggle switches", || {
+            match laptop.bus.profile() {
+                Ok(now) if now == profile => Ok(()),
+                other => Err(format!("{other:?}")),
+            }
+        });
+        wait_for_toggle(&shell, "the toggle follows its click", |now, _| {
+            now == title
+        });
+    }
+    assert_clean_log(&shell);
+}
+
+/// Without Pacer the toggle says so, and a click starts it by D-Bus activation (the session
+/// service file); killed, the toggle says so again and the shell stays healthy.
+pub fn the_toggle_starts_pacer_and_says_when_it_is_gone(which: Shell) {
+    let laptop = Laptop::start("intel-hybrid");
+    let extension = tempfile::tempdir().unwrap();
+    let shell = shell_on(which, &laptop, extension.path(), true);
+    let name = pacer::app::config::APP_ID;
+
+    wait_for_toggle(
+        &shell,
+        "the toggle says Pacer is not running",
+        |title, subtitle| title == "Pacer" && subtitle == "Not running",
+    );
+    assert_eq!(panel_icon(&shell), "", "no panel icon without Pacer");
+    assert!(
+        !shell.session().has_owner(name),
+        "nothing started Pacer yet"
+    );
+    open_quick_settings(&shell);
+    click(&shell, &format!("{EXTENSION}.toggle"));
+    shell.session().wait_for_name(name, LIMIT);
+    wait_for_toggle(
+        &shell,
+        "the started Pacer shows the profile",
+        |title, subtitle| title == "Balanced" && subtitle == "EPP balance_performance",
+    );
+    assert_eq!(
+        laptop.bus.profile().unwrap(),
+        "balanced",
+        "starting Pacer switches nothing"
+    );
+
+    let owner = shell
+        .session()
+        .call(
+            "org.freedesktop.DBus",
+            "/org/freedesktop/DBus",
+            "org.freedesktop.DBus.GetConnectionUnixProcessID",
+            &[name],
+        )
+        .unwrap();
+    let pid = owner
+        .trim_matches(|c: char| !c.is_ascii_digit())
+        .rsplit(' ')
+        .next()
+        .unwrap()
+        .to_owned();
+    let status = Command::new("kill").args(["-KILL", &pid]).status().unwrap();
+    assert!(status.success(), "kill {pid} ({owner})");
+    wait_for_toggle(
+        &shell,
+        "the toggle says Pacer is gone",
+        |title, subtitle| title == "Pacer" && subtitle == "Not running",
+    );
+    assert_eq!(panel_icon(&shell), "");
+    // The menu offers to start it again, and the shell answers as before.
+    let menu = open_toggle_menu(&shell);
+    let items = shell
+        .eval(&format!(
+            "{menu}._getMenuItems().map(item => item.label.text)"
+        ))
+        .unwrap();
+    assert_eq!(items, serde_json::json!(["Start Pacer"]));
+    assert_eq!(shell.eval("1 + 1"), Ok(2.into()));
+    assert_clean_log(&shell);
+}
+
+/// The tray item, through Debian's AppIndicator extension, appears in the top bar on every
+/// start, Pacer started before the shell or after it; its menu opens and switches the
+/// profile; the shell's log stays clean.
+pub fn the_tray_item_appears_in_the_top_bar_on_every_start(which: Shell) {
+    let laptop = Laptop::start("intel-hybrid");
+    let unused = tempfile::tempdir().unwrap();
+    // The AppIndicator extension's button for Pacer's item.
+    let item = &format!(
+        "Object.values(Main.panel.statusArea).find(button => button && button._indicator \
+         && button._indicator.id === '{}')",
+        pacer::app::config::APP_ID
+    );
+    let mut shown = 0;
+    for start in 0..10 {
+        let before = start % 2 == 0;
+        let (shell, _pacer) = if before {
+            let first = (
+                pacer_command(&laptop),
+                pacer::app::config::APP_ID.to_owned(),
+            );
+            (
+                shell_after(which, &laptop, unused.path(), false, Some(first)),
+                None,
+            )
+        } else {
+            let shell = shell_on(which, &laptop, unused.path(), false);
+            let pacer = start_pacer(&shell, &laptop);
+            (shell, Some(pacer))
+        };
+        let visible = shell.wait_for(
+            &format!("start {start} (Pacer {}): the tray item in the top bar", if before { "first" } else { "second" }),
+            LIMIT,
+            &format!("(() => {{ const button = {item}; return button && button.visible && button.mapped; }})()"),
+        );
+        assert_eq!(visible, true);
+        shown += 1;
+        if start == 0 || start == 9 {
+            let menu = format!("{item}.menu");
+            let wanted = if start == 0 {
+                "Performance"
+            } else {
+                "Balanced"
+            };
+            // The menu's items come over D-Bus after the item shows; the AppIndicator
+            // extension of 48 ignores a click on the item until its menu has items, and asks
+            // for their labels once it opens.
+            shell.wait_for(
+                "the tray menu has its items",
+                LIMIT,
+                &format!("{menu}.numMenuItems > 0"),
+            );
+            click(&shell, item);
+            shell.wait_for("the tray menu opens", LIMIT, &format!("{menu}.isOpen"));
+            wait_for_menu_item(&shell, &menu, wanted);
+            if start == 9 {
+                screenshot(&shell, "tray");
+            }
+            click(&shell, &menu_item(&menu, wanted));
+            wait_until(
+                LIMIT,
+                "the daemon switches from the tray",
+                || match laptop.bus.profile() {
+                    Ok(profile) if profile == wanted.to_lowercase() => Ok(()),
+                    other => Err(format!("{other:?}")),
+                },
+            );
+            // The item's icon follows (the tray's icon change, logged by no one): the
+            // AppIndicator extension's icon is [name, …] in 43, {name, …} in 48.
+            shell.wait_for(
+                "the tray icon follows",
+                LIMIT,
+                &format!(
+                    "(icon => icon.name ?? icon[0])({item}._indicator.icon) === \
+                     'io.github.pacerapp.Pacer-{}-symbolic'",
+                    wanted.to_lowercase()
+                ),
+            );
+        }
+        assert_clean_log(&shell);
+    }
+    assert_eq!(shown, 10);
+}
