@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::time::Duration;
 
 use futures_util::StreamExt;
 use ksni::TrayMethods;
@@ -67,12 +68,17 @@ impl<T> Part<T> {
     }
 }
 
+/// How long the tray item waits for the first reading's view before it registers anyway.
+const FIRST_VIEW_WAIT: Duration = Duration::from_secs(3);
+
 #[derive(Debug)]
 pub struct Background {
     events: Sender<BackgroundEvent>,
     /// Where the tray's requests go, to the window as events.
     requests: Sender<Request>,
     tray: Part<TrayHandle>,
+    /// Where the first view goes, to the tray item waiting to register with it.
+    first_view: Option<Sender<TrayView>>,
     /// Set while no StatusNotifierWatcher shows the item (the tray's own flag).
     tray_unseen: Arc<AtomicBool>,
     shown: TrayView,
@@ -93,10 +99,20 @@ impl Background {
                 forward.emit(BackgroundEvent::Request(request));
             }
         });
-        let tray = PacerTray::new(root, requests.clone());
+        let mut tray = PacerTray::new(root, requests.clone());
         let tray_unseen = tray.unseen_flag();
+        let (first_view, first_view_received) = relm4::channel::<TrayView>();
         let answer = events.clone();
         relm4::spawn(async move {
+            // Registered once it knows what it shows, the first reading's view (or Pacer's
+            // gauge alone after FIRST_VIEW_WAIT without one): an item whose menu changed
+            // its layout just after it registered (its profiles added) was shown with an
+            // empty menu in 2 of 9 starts by GNOME Shell 48's AppIndicator extension (59),
+            // which went on asking for the entries of the first layout.
+            let first = tokio::time::timeout(FIRST_VIEW_WAIT, first_view_received.recv()).await;
+            if let Ok(Some(view)) = first {
+                tray.view = view;
+            }
             // Served even while no watcher takes it: a panel may start after Pacer. Registered
             // by the connection's unique name, not a well-known name of its own: for such a
             // name GNOME's AppIndicator extension (46, Debian 12) races a watch on it against
@@ -146,6 +162,7 @@ impl Background {
             events,
             requests,
             tray: Part::Starting,
+            first_view: Some(first_view),
             tray_unseen,
             shown: TrayView::default(),
             announcements: Announcements::default(),
@@ -238,7 +255,14 @@ impl Background {
         let view = TrayView::of(state, &status.snapshot);
         if view != self.shown {
             self.shown = view;
-            self.update_tray();
+            match self.first_view.take() {
+                // Past the wait, the item registers without it and takes the view shown
+                // once it has started (`tray_started`).
+                Some(first) => {
+                    let _ = first.send(self.shown.clone());
+                }
+                None => self.update_tray(),
+            }
         }
         let new = self.announcements.update(&status.findings);
         let Some(proxy) = self.notifications.ready().filter(|_| notify).cloned() else {
