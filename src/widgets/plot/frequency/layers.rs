@@ -53,8 +53,8 @@ struct Layers {
     /// How the frame's pixels are laid out.
     layout: FrameLayout,
     lines: LineStrip,
-    /// The last two frames drawn, newest first: the older one is drawn into next.
-    frames: [Option<ImageSurface>; 2],
+    /// The last frame drawn, to draw the next one into.
+    last_frame: Option<ImageSurface>,
 }
 
 impl FrequencyLayers {
@@ -167,22 +167,20 @@ impl Layers {
             over: RowRun::all_in(over)?,
             layout,
             lines,
-            frames: [None, None],
+            last_frame: None,
         })
     }
 
     /// This frame's picture: the lines over the axes, under the limits and legend. Drawn
-    /// into the image of the frame before last, so that a frame allocates nothing. Not the
-    /// last frame's: GTK keeps the drawing area's last recording, which holds that image as
-    /// a snapshot, and writing to the image would first copy it whole for the snapshot
-    /// (that copy was a tenth of the window's CPU at 10 Hz). The recording of the frame
-    /// before last is gone by now.
+    /// into the last frame's image where nothing else holds it any more (a drawing area's
+    /// recording keeps a copy), so that a frame allocates nothing.
     fn frame(&mut self, history: &FrequencyHistory) -> Result<&ImageSurface, PlotError> {
         let scale = self.key.scale;
         let layout = &self.layout;
-        let reusable = self.frames[1]
+        let reusable = self
+            .last_frame
             .take()
-            .and_then(|older| older.take_data().ok())
+            .and_then(|last| last.take_data().ok())
             .filter(|last| last.as_ref().len() == self.under.len());
         let frame = match reusable {
             Some(mut last) => {
@@ -214,8 +212,7 @@ impl Layers {
             }
         }
         frame.flush();
-        self.frames.swap(0, 1);
-        Ok(self.frames[0].insert(frame))
+        Ok(self.last_frame.insert(frame))
     }
 }
 
