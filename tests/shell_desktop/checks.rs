@@ -51,12 +51,7 @@ pub fn the_toggle_follows_the_daemon_switches_it_and_fixes_the_mismatch(which: S
     // Its menu: the daemon's profiles; choosing Performance switches the real daemon.
     let menu = open_toggle_menu(&shell);
     click(&shell, &menu_item(&menu, "Performance"));
-    wait_until(LIMIT, "the daemon switches", || {
-        match laptop.bus.profile() {
-            Ok(profile) if profile == "performance" => Ok(()),
-            other => Err(format!("{other:?}")),
-        }
-    });
+    wait_for_profile(&laptop, "the daemon switches", "performance");
     wait_for_toggle(&shell, "the toggle follows", |title, _| {
         title == "Performance"
     });
@@ -98,12 +93,7 @@ pub fn the_toggle_follows_the_daemon_switches_it_and_fixes_the_mismatch(which: S
 
     // Back to Balanced, where the EPP-restore scenario starts.
     click(&shell, &menu_item(&menu, "Balanced"));
-    wait_until(LIMIT, "the daemon switches back", || {
-        match laptop.bus.profile() {
-            Ok(profile) if profile == "balanced" => Ok(()),
-            other => Err(format!("{other:?}")),
-        }
-    });
+    wait_for_profile(&laptop, "the daemon switches back", "balanced");
     wait_for_toggle(&shell, "the toggle follows back", |title, subtitle| {
         title == "Balanced" && subtitle == "EPP balance_performance"
     });
@@ -174,12 +164,7 @@ pub fn the_toggle_follows_the_daemon_switches_it_and_fixes_the_mismatch(which: S
             shell.eval(&format!("{menu}.close(); true")).unwrap();
         }
         click(&shell, &format!("{EXTENSION}.toggle"));
-        wait_until(LIMIT, "the toggle switches", || {
-            match laptop.bus.profile() {
-                Ok(now) if now == profile => Ok(()),
-                other => Err(format!("{other:?}")),
-            }
-        });
+        wait_for_profile(&laptop, "the toggle switches", profile);
         wait_for_toggle(&shell, "the toggle follows its click", |now, _| {
             now == title
         });
@@ -312,14 +297,8 @@ pub fn the_tray_item_appears_in_the_top_bar_on_every_start(which: Shell) {
                 screenshot(&shell, "tray");
             }
             click(&shell, &menu_item(&menu, wanted));
-            wait_until(
-                LIMIT,
-                "the daemon switches from the tray",
-                || match laptop.bus.profile() {
-                    Ok(profile) if profile == wanted.to_lowercase() => Ok(()),
-                    other => Err(format!("{other:?}")),
-                },
-            );
+            let profile = wanted.to_lowercase();
+            wait_for_profile(&laptop, "the daemon switches from the tray", &profile);
             // The item's icon follows (the tray's icon change, logged by no one): the
             // AppIndicator extension's icon is [name, …] in 43, {name, …} in 48.
             shell.wait_for(
@@ -327,12 +306,19 @@ pub fn the_tray_item_appears_in_the_top_bar_on_every_start(which: Shell) {
                 LIMIT,
                 &format!(
                     "(icon => icon.name ?? icon[0])({item}._indicator.icon) === \
-                     'io.github.pacerapp.Pacer-{}-symbolic'",
-                    wanted.to_lowercase()
+                     'io.github.pacerapp.Pacer-{profile}-symbolic'"
                 ),
             );
         }
         assert_clean_log(&shell);
     }
     assert_eq!(shown, 10);
+}
+
+/// Waits until the real daemon on `laptop` has `profile` active.
+fn wait_for_profile(laptop: &Laptop, what: &str, profile: &str) {
+    wait_until(LIMIT, what, || match laptop.bus.profile() {
+        Ok(now) if now == profile => Ok(()),
+        other => Err(format!("{other:?}")),
+    });
 }
