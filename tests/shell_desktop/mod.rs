@@ -201,6 +201,29 @@ pub fn panel_icon(shell: &GnomeShell) -> String {
     icon.as_str().unwrap_or_default().to_owned()
 }
 
+/// The AppIndicator extension's top-bar button for Pacer's tray item (JavaScript).
+pub fn tray_button() -> String {
+    format!(
+        "Object.values(Main.panel.statusArea).find(button => button && button._indicator \
+         && button._indicator.id === '{}')",
+        pacer::app::config::APP_ID
+    )
+}
+
+/// Waits until the tray item's button is in the top bar and the AppIndicator extension has
+/// read its menu over D-Bus: the item is settled, and nothing of the extension's is in flight.
+pub fn wait_for_tray_menu(shell: &GnomeShell, what: &str) {
+    let button = tray_button();
+    shell.wait_for(
+        what,
+        LIMIT,
+        &format!(
+            "(() => {{ const button = {button}; \
+             return !!button && button.visible && button.mapped && button.menu.numMenuItems > 0; }})()"
+        ),
+    );
+}
+
 pub fn open_quick_settings(shell: &GnomeShell) {
     let open = "Main.panel.statusArea.quickSettings.menu.isOpen";
     if shell.eval(open) == Ok(true.into()) {
