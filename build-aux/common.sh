@@ -22,7 +22,9 @@ PACER_BUILD_PACKAGES=(build-essential pkg-config libgtk-4-dev libadwaita-1-dev l
 # gjs (gnome-shell needs only its library) for the extension's module tests and the state bus
 # test; GNOME Shell (with gnome-extensions) and its AppIndicator extension for the shell
 # tests, eslint for the extension's source and unzip to look into its zips.
-PACER_TEST_PACKAGES=(xvfb xauth x11-utils dbus jq util-linux libglib2.0-bin python3-dbusmock python3-pyatspi libxml2-utils systemd xdotool imagemagick desktop-file-utils haskell-status-notifier-item-utils xfce4-panel xfconf gettext appstream polkitd flatpak-builder python3-jsonschema systemd-container debootstrap zstd flatpak bubblewrap xdg-dbus-proxy gjs gnome-shell gnome-shell-extension-appindicator eslint unzip)
+# fonts-cantarell: GNOME 43's interface font, which its users have (gnome-core installs it);
+# the shell lanes check that the power toggle's words fit in it.
+PACER_TEST_PACKAGES=(xvfb xauth x11-utils dbus jq util-linux libglib2.0-bin python3-dbusmock python3-pyatspi libxml2-utils systemd xdotool imagemagick desktop-file-utils haskell-status-notifier-item-utils xfce4-panel xfconf gettext appstream polkitd flatpak-builder python3-jsonschema systemd-container debootstrap zstd flatpak bubblewrap xdg-dbus-proxy gjs gnome-shell gnome-shell-extension-appindicator fonts-cantarell eslint unzip)
 # The libraries Debian's power-profiles-daemon links against.
 PACER_PPD_LIBRARIES=(libglib2.0-0 libgudev-1.0-0 libpolkit-gobject-1-0)
 # Those of dunst, the notification server of the Flatpak test (unpacked, not installed: its

@@ -25,8 +25,13 @@ for build in legacy:gnome43-44 esm:gnome45-49; do
   versions=${build#*:}
   python3 shell-extension/build.py --api "$api" --bus-name io.github.pacerapp.Pacer \
     --out "$work/$api/$uuid"
+  # Every module beside extension.js (which gnome-extensions packs itself).
+  modules=()
+  for module in "$work/$api/$uuid"/*.js; do
+    [ "${module##*/}" = extension.js ] || modules+=("--extra-source=${module##*/}")
+  done
   (cd "$work/$api/$uuid" && gnome-extensions pack . --force --out-dir="$work/$api" \
-    --podir="$OLDPWD/po" --gettext-domain=pacer --extra-source=ui.js --extra-source=state.js \
+    --podir="$OLDPWD/po" --gettext-domain=pacer "${modules[@]}" \
     --extra-source=io.github.pacerapp.Pacer.State1.xml --extra-source=icons)
   mv "$work/$api/$uuid.shell-extension.zip" "$out/$uuid-$versions.shell-extension.zip"
   echo "shell-extension-zip: $out/$uuid-$versions.shell-extension.zip" >&2

@@ -21,7 +21,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 DATA = HERE.parent / "data"
 UUID = "pacer@pacerapp.github.io"
-MODULES = ["state.js", "ui.js"]
+MODULES = ["state.js", "widgets.js", "menu.js", "gnomeToggle.js", "ui.js"]
 SHELL_VERSIONS = {"legacy": ["43", "44"], "esm": ["45", "46", "47", "48", "49"]}
 ENTRY = {"legacy": "extension-legacy.js", "esm": "extension.js"}
 

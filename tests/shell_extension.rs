@@ -51,9 +51,19 @@ fn both_builds_pass_eslint_with_gnome_shells_rules() {
             .args(["--format", "unix", "--no-eslintrc", "--config"])
             .arg(root().join("shell-extension/.eslintrc.json"))
             .args(["--parser-options", &format!("sourceType:{source_type}")])
-            .args(["extension.js", "state.js", "ui.js"]));
+            .args(MODULES));
     }
 }
+
+/// The extension's JavaScript, as the build writes it for either shell.
+const MODULES: [&str; 6] = [
+    "extension.js",
+    "gnomeToggle.js",
+    "menu.js",
+    "state.js",
+    "ui.js",
+    "widgets.js",
+];
 
 /// States of State1 (as gjs unpacks them) and what the view must show for each.
 const STATES: &str = r#"[
@@ -69,7 +79,7 @@ const STATES: &str = r#"[
    "Holds": [["performance", "org.gnome.Builder", "compiling"]],
    "DegradedReason": "lap-detected",
    "CoreTypes": [["", "balance_performance", "powersave"]], "Frequencies": [],
-   "Findings": [["epp-mismatch@0,1", "warning", "EPP differs", "something wrote it", true],
+   "Findings": [["epp-mismatch@0,1", "warning", "EPP is balance_performance on 0-1", "something wrote it", true],
                 ["no-eas@", "info", "EAS is off", "schedutil is not used", false]],
    "Measuring": true},
   {"Profile": "", "Profiles": [], "ProfileDaemon": "", "Holds": [], "DegradedReason": "",
@@ -134,7 +144,13 @@ fn the_view_logic_gives_the_same_views_in_both_module_systems() {
     assert_eq!(warned["title"], "Performance");
     assert_eq!(
         warned["subtitle"], "EPP differs",
-        "the warning, not the EPP"
+        "the warning in the few words a toggle has room for, not the EPP"
+    );
+    assert_eq!(warned["warningBrief"], "EPP differs");
+    assert_eq!(hybrid["warningBrief"], "", "no warning, nothing to say");
+    assert_eq!(
+        warned["findings"][0]["summary"],
+        "EPP is balance_performance on 0-1"
     );
     assert_eq!(warned["checked"], true);
     assert_eq!(
@@ -164,7 +180,7 @@ fn the_view_logic_gives_the_same_views_in_both_module_systems() {
 fn every_es_module_of_the_45_build_parses() {
     let dir = tempfile::tempdir().unwrap();
     let built = build("esm", dir.path());
-    for module in ["extension.js", "ui.js", "state.js"] {
+    for module in MODULES {
         let loader = built.join("load-test.js");
         std::fs::write(
             &loader,
@@ -203,14 +219,14 @@ fn the_zips_for_extensions_gnome_org_hold_what_the_shell_loads() {
         let files = String::from_utf8_lossy(&listing.stdout).into_owned();
         for file in [
             "metadata.json",
-            "extension.js",
-            "ui.js",
-            "state.js",
             "io.github.pacerapp.Pacer.State1.xml",
             "icons/io.github.pacerapp.Pacer-performance-warning-symbolic.svg",
             "locale/de/LC_MESSAGES/pacer.mo",
             "locale/fr/LC_MESSAGES/pacer.mo",
-        ] {
+        ]
+        .into_iter()
+        .chain(MODULES)
+        {
             assert!(
                 files.lines().any(|line| line == file),
                 "{versions}: no {file} in\n{files}"

@@ -92,6 +92,7 @@ export function viewOf(state, _) {
             checked: false,
             iconName: iconName('', false),
             warning: false,
+            warningBrief: '',
             profiles: [],
             coreTypes: [],
             findings: [],
@@ -130,6 +131,8 @@ export function viewOf(state, _) {
         checked: daemon && state.Profile !== 'balanced',
         iconName: iconName(state.Profile, warning !== undefined),
         warning: warning !== undefined,
+        // What GNOME's own power toggle says instead of its subtitle while a warning is on.
+        warningBrief: warning ? warningBrief(warning, _) : '',
         profiles: state.Profiles.map(profile => ({
             profile,
             label: profileLabel(profile, _),
@@ -153,7 +156,7 @@ export function viewOf(state, _) {
  */
 function subtitleOf(daemon, warning, coreTypes, _) {
     if (warning)
-        return warning.summary;
+        return warningBrief(warning, _);
     if (!daemon)
         return _('No profile daemon');
     const epps = coreTypes.map(coreType => coreType.epp).filter(epp => epp !== '');
@@ -161,6 +164,22 @@ function subtitleOf(daemon, warning, coreTypes, _) {
         return '';
     const distinct = epps.filter((epp, index) => epps.indexOf(epp) === index);
     return _('EPP %s').replace('%s', distinct.join(' · '));
+}
+
+/**
+ * A warning in the few words a Quick Settings toggle has room for (its summary is in the
+ * menu): the toggle's subtitle while the warning is active.
+ *
+ * @param {object} warning the finding's view
+ * @param {Function} _ gettext
+ * @returns {string}
+ */
+function warningBrief(warning, _) {
+    // The key starts with the finding's kind: `epp-mismatch@0-15,…`.
+    const kind = warning.key.split('@')[0];
+    if (['epp-mismatch', 'epp-forced-by-governor', 'mixed-epp'].includes(kind))
+        return _('EPP differs');
+    return _('Check settings');
 }
 
 /**

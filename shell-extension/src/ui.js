@@ -1,13 +1,18 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Pacer's Quick Settings toggle, its menu and its panel icon: a view of the State1 object
-// the running Pacer exports on the session bus. It follows that object by its signals only
-// (PropertiesChanged and its name's owner), and asks Pacer for every change.
+// Pacer in Quick Settings: one power toggle, and a panel icon. Where GNOME shows its own
+// power-profile toggle (a profile daemon is on the bus), Pacer extends it (gnomeToggle.js);
+// where it shows none, Pacer's own toggle stands in its place. Both show a view of the State1
+// object the running Pacer exports on the session bus. The extension follows that object by
+// its signals only (PropertiesChanged and its name's owner), and asks Pacer for every change.
 //
 // The Shell's modules come in as `shell` (see the two entry points, one per module system),
-// so that this one source serves GNOME Shell 43 to 49. Written as an ES module; the build
+// so that this one source serves GNOME Shell 43 to 50. Written as an ES module; the build
 // (build.py) turns it into a legacy module for 43 and 44.
 
 import {viewOf, refusalLabel} from './state.js';
+import {GnomePowerToggle} from './gnomeToggle.js';
+import {PacerMenuSection} from './menu.js';
+import {widgetClasses, toggleLabels} from './widgets.js';
 
 const OBJECT_PATH = '/io/github/pacerapp/Pacer';
 const INTERFACE = 'io.github.pacerapp.Pacer.State1';
@@ -15,108 +20,6 @@ const INTERFACE = 'io.github.pacerapp.Pacer.State1';
 const INTERFACE_FILE = 'io.github.pacerapp.Pacer.State1.xml';
 const PROPERTIES = ['Profile', 'Profiles', 'ProfileDaemon', 'Holds', 'DegradedReason',
     'CoreTypes', 'Frequencies', 'Findings', 'Measuring'];
-
-// GObject types are registered once per shell process: enabling again reuses them.
-let classes = null;
-
-/**
- * Registers the toggle's and the indicator's types.
- *
- * @param {object} shell the Shell's modules
- * @returns {object} the types
- */
-function defineClasses(shell) {
-    const {GObject, St, Clutter, QuickSettings, PopupMenu} = shell;
-    // 44 renamed the toggle's `label` to `title` and added `subtitle`.
-    const titled = shell.version >= 44;
-
-    const PacerToggle = GObject.registerClass(
-    class PacerToggle extends QuickSettings.QuickMenuToggle {
-        _init() {
-            super._init(titled ? {title: 'Pacer'} : {label: 'Pacer'});
-            if (!titled) {
-                // 43 has no subtitle: the title gets one below it, as 44 draws it.
-                this._box.remove_child(this._label);
-                const lines = new St.BoxLayout({
-                    vertical: true,
-                    x_expand: true,
-                    y_align: Clutter.ActorAlign.CENTER,
-                });
-                this._subtitleLabel = new St.Label({
-                    style_class: 'quick-toggle-label',
-                    style: 'font-size: smaller; font-weight: normal;',
-                    x_align: Clutter.ActorAlign.START,
-                });
-                this._subtitleLabel.clutter_text.ellipsize = this._label.clutter_text.ellipsize;
-                lines.add_child(this._label);
-                lines.add_child(this._subtitleLabel);
-                this._box.insert_child_at_index(lines, 1);
-            }
-        }
-
-        setText(title, subtitle) {
-            if (titled) {
-                this.title = title;
-                this.subtitle = subtitle;
-            } else {
-                this.label = title;
-                this._subtitleLabel.text = subtitle;
-                this._subtitleLabel.visible = subtitle !== '';
-            }
-        }
-
-        get text() {
-            return titled ? [this.title, this.subtitle || '']
-                : [this.label, this._subtitleLabel.text];
-        }
-    });
-
-    const PacerIndicator = GObject.registerClass(
-    class PacerIndicator extends QuickSettings.SystemIndicator {
-        _init() {
-            super._init();
-            this.icon = this._addIndicator();
-        }
-    });
-
-    // A line with its details below where given (wrapped, not cut), an icon before and an
-    // action's name after where given: a core type's settings, a finding with its Fix (its
-    // cause, a paragraph, is the item's accessible description and in Pacer's window).
-    const DetailItem = GObject.registerClass(
-    class DetailItem extends PopupMenu.PopupBaseMenuItem {
-        _init({title, detail = null, iconName = null, action = null}) {
-            super._init({reactive: action !== null, can_focus: action !== null});
-            if (iconName)
-                this.add_child(new St.Icon({style_class: 'popup-menu-icon', icon_name: iconName}));
-            const lines = new St.BoxLayout({vertical: true, x_expand: true});
-            const texts = [[title, null], [detail, 'font-size: smaller;']]
-                .filter(([text]) => text !== null);
-            const labels = texts.map(([text, style]) => {
-                const label = new St.Label({text, style, visible: text !== ''});
-                label.clutter_text.line_wrap = true;
-                label.clutter_text.ellipsize = 0; // Pango.EllipsizeMode.NONE
-                lines.add_child(label);
-                return label;
-            });
-            this._detail = labels[1] || null;
-            this.add_child(lines);
-            this.label_actor = lines.get_first_child();
-            if (action !== null) {
-                this.add_child(new St.Label({
-                    text: action,
-                    style_class: 'button',
-                    y_align: Clutter.ActorAlign.CENTER,
-                }));
-            }
-        }
-
-        setDetail(detail) {
-            this._detail.set({text: detail, visible: detail !== ''});
-        }
-    });
-
-    return {PacerToggle, PacerIndicator, DetailItem};
-}
 
 /**
  * The extension while enabled: the proxy of Pacer's state, the toggle and the panel icon.
@@ -129,8 +32,7 @@ class PacerQuickSettings {
      *   extension's folder) and `_` (gettext in the extension's domain)
      */
     constructor(shell, extension) {
-        if (classes === null)
-            classes = defineClasses(shell);
+        const classes = widgetClasses(shell);
         this._shell = shell;
         this._busName = extension.busName;
         this._dir = extension.dir;
@@ -139,12 +41,28 @@ class PacerQuickSettings {
         this._lastBoost = 'performance';
 
         this._indicator = new classes.PacerIndicator();
-        this.toggle = new classes.PacerToggle();
-        this._indicator.quickSettingsItems.push(this.toggle);
-        this.toggle.connect('clicked', () => this._toggled());
-        this._openChanged = this.toggle.menu.connect('open-state-changed',
-            (menu, open) => this._watchFrequencies(open));
+        this._ownToggle = new classes.PacerToggle();
+        this._indicator.quickSettingsItems.push(this._ownToggle);
+        this._ownToggle.connect('clicked', () => this._toggled());
         this._addToQuickSettings();
+        const gnome = GnomePowerToggle.find(shell);
+        this._gnomeToggle = gnome ? new GnomePowerToggle(shell, gnome, () => this._sync()) : null;
+
+        const menuOptions = {
+            _: this._,
+            call: (method, args) => this._call(method, args),
+            start: () => this._start(),
+        };
+        // Pacer's part follows GNOME's profiles, before its Power Settings where it has one.
+        this._menus = [[this._ownToggle, 0, true], [gnome, 1, false]]
+            .filter(([toggle]) => toggle)
+            .map(([toggle, position, withProfiles]) => {
+                const section = new PacerMenuSection(shell, toggle.menu, position,
+                    {...menuOptions, withProfiles});
+                const opened = toggle.menu.connect('open-state-changed',
+                    (menu, open) => this._watchFrequencies(open));
+                return {toggle, section, opened};
+            });
 
         const {Gio} = shell;
         const xml = new TextDecoder().decode(
@@ -172,11 +90,18 @@ class PacerQuickSettings {
         Gio.bus_unwatch_name(this._watch);
         Gio.DBus.session.signal_unsubscribe(this._changes);
         this._properties = null;
-        this.toggle.menu.disconnect(this._openChanged);
+        for (const {toggle, section, opened} of this._menus) {
+            toggle.menu.disconnect(opened);
+            section.destroy();
+        }
+        this._menus = [];
+        if (this._gnomeToggle)
+            this._gnomeToggle.destroy();
+        this._gnomeToggle = null;
         this._indicator.quickSettingsItems.forEach(item => item.destroy());
         this._indicator.destroy();
         this._indicator = null;
-        this.toggle = null;
+        this._ownToggle = null;
     }
 
     /** @returns {object} what is shown (for the tests) */
@@ -187,6 +112,32 @@ class PacerQuickSettings {
     /** @returns {object} the panel icon */
     get icon() {
         return this._indicator.icon;
+    }
+
+    /** @returns {boolean} whether GNOME's own toggle is the one shown, extended */
+    get extendsGnome() {
+        return this._gnomeToggle !== null && this._gnomeToggle.visible;
+    }
+
+    /** @returns {object} the power toggle Quick Settings shows: GNOME's or Pacer's own */
+    get toggle() {
+        return this.extendsGnome ? this._gnomeToggle.toggle : this._ownToggle;
+    }
+
+    /**
+     * The shown toggle's title and subtitle as its labels show them, and whether either is
+     * cut (for the tests: what the user reads).
+     *
+     * @returns {object} `{title, subtitle, cut}`
+     */
+    get toggleText() {
+        const labels = this.extendsGnome ? this._gnomeToggle.labels
+            : toggleLabels(this._ownToggle, this._ownToggle._subtitleLabel);
+        const [title, subtitle] = labels.map(label =>
+            label && label.visible ? label.text : '');
+        const cut = labels.some(label =>
+            label && label.visible && label.clutter_text.get_layout().is_ellipsized());
+        return {title, subtitle, cut};
     }
 
     _addToQuickSettings() {
@@ -229,7 +180,7 @@ class PacerQuickSettings {
                     // Gone again meanwhile: the name's watch says so.
                     return;
                 }
-                if (this._owner !== owner || !this.toggle)
+                if (this._owner !== owner || !this._indicator)
                     return;
                 this._properties = new Map();
                 this._apply(properties);
@@ -260,91 +211,25 @@ class PacerQuickSettings {
     }
 
     _sync() {
-        if (!this.toggle)
+        if (!this._indicator)
             return;
         const view = viewOf(this._state(), this._);
         this._view = view;
         const {Gio} = this._shell;
         const gicon = Gio.FileIcon.new(this._dir.get_child(`icons/${view.iconName}.svg`));
-        this.toggle.setText(view.title, view.subtitle);
-        this.toggle.gicon = gicon;
-        this.toggle.checked = view.checked;
-        this.toggle.menu.setHeader(gicon, this._('Pacer'), this._menuSubtitle(view));
+        const own = this._ownToggle;
+        own.setText(view.title, view.subtitle);
+        own.gicon = gicon;
+        own.checked = view.checked;
+        own.menu.setHeader(gicon, this._('Pacer'),
+            view.running ? view.subtitle : this._('Pacer is not running'));
+        if (this._gnomeToggle)
+            this._gnomeToggle.show(view, gicon);
+        own.visible = !this.extendsGnome;
         this._indicator.icon.gicon = gicon;
         this._indicator.icon.visible = view.running;
-        this._fillMenu(view);
-    }
-
-    _menuSubtitle(view) {
-        if (!view.running)
-            return this._('Pacer is not running');
-        return view.subtitle;
-    }
-
-    // The menu is made anew when what it lists changes; the frequencies, which change every
-    // second while it is open, are written into its items (a menu made anew would lose the
-    // keyboard's place in it).
-    _fillMenu(view) {
-        const layout = JSON.stringify({
-            ...view,
-            coreTypes: view.coreTypes.map(coreType => ({...coreType, frequency: ''})),
-        });
-        if (layout === this._menuLayout) {
-            view.coreTypes.forEach((coreType, index) =>
-                this._coreTypeItems[index].setDetail(coreTypeDetail(coreType)));
-            return;
-        }
-        this._menuLayout = layout;
-        this._coreTypeItems = [];
-        const {PopupMenu} = this._shell;
-        const _ = this._;
-        const menu = this.toggle.menu;
-        menu.removeAll();
-        if (!view.running) {
-            this._addItem(_('Start Pacer'), () => this._start());
-            return;
-        }
-        for (const {profile, label, active} of view.profiles) {
-            const item = this._addItem(label, () => this._call('SetProfile', [profile]));
-            item.setOrnament(active ? PopupMenu.Ornament.CHECK : PopupMenu.Ornament.NONE);
-        }
-        menu.addMenuItem(new PopupMenu.PopupSeparatorMenuItem());
-        for (const coreType of view.coreTypes) {
-            const item = new classes.DetailItem({
-                title: coreType.label,
-                detail: coreTypeDetail(coreType),
-            });
-            this._coreTypeItems.push(item);
-            menu.addMenuItem(item);
-        }
-        for (const note of view.notes)
-            menu.addMenuItem(new PopupMenu.PopupMenuItem(note, {reactive: false}));
-        for (const finding of view.findings) {
-            const item = new classes.DetailItem({
-                title: finding.summary,
-                iconName: finding.warning ? 'dialog-warning-symbolic' : 'dialog-information-symbolic',
-                action: finding.fixable ? _('Fix') : null,
-            });
-            item.finding = finding;
-            // None where no accessibility bus runs.
-            const accessible = item.get_accessible();
-            if (accessible)
-                accessible.accessible_description = finding.cause;
-            item.connect('activate', () => this._call('Fix', [finding.key]));
-            menu.addMenuItem(item);
-        }
-        menu.addMenuItem(new PopupMenu.PopupSeparatorMenuItem());
-        const measure = this._addItem(view.measuring ? _('Measuring…') : _('Measure Ramp-Up'),
-            () => this._call('MeasureRamp', []));
-        measure.setSensitive(!view.measuring);
-        this._addItem(_('Open Pacer'), () => this._call('ShowWindow', ['']));
-    }
-
-    _addItem(label, activate) {
-        const item = new this._shell.PopupMenu.PopupMenuItem(label);
-        item.connect('activate', activate);
-        this.toggle.menu.addMenuItem(item);
-        return item;
+        for (const {section} of this._menus)
+            section.show(view);
     }
 
     _toggled() {
@@ -408,17 +293,6 @@ class PacerQuickSettings {
         console.warn(`Pacer: ${error.message}`);
         Main.notifyError(this._('Pacer could not do that'), refusalLabel(name, this._));
     }
-}
-
-/**
- * What a core type's menu item says below its name.
- *
- * @param {object} coreType the core type's view
- * @returns {string}
- */
-function coreTypeDetail(coreType) {
-    return [coreType.epp, coreType.governor, coreType.frequency]
-        .filter(part => part !== '').join(' · ');
 }
 
 /**

@@ -228,6 +228,7 @@ pub struct Laptop {
     pub bus: pacer_testrig::SystemBus,
     pub tree: tempfile::TempDir,
     _state: tempfile::TempDir,
+    profile_daemon: pacer_testrig::Service,
     _services: Vec<pacer_testrig::Service>,
 }
 
@@ -238,17 +239,21 @@ impl Laptop {
         allowed.extend(pacer_testrig::PPD_ACTIONS);
         let tree = pacer_testrig::model_tree(model);
         let state = tempfile::tempdir().unwrap();
-        let services = vec![
-            bus.polkit(&allowed),
-            bus.power_profiles_daemon(tree.path()),
-            bus.pacer_helper(tree.path(), state.path()),
-        ];
+        let polkit = bus.polkit(&allowed);
+        let profile_daemon = bus.power_profiles_daemon(tree.path());
+        let helper = bus.pacer_helper(tree.path(), state.path());
         Laptop {
+            profile_daemon,
+            _services: vec![polkit, helper],
             bus,
             tree,
             _state: state,
-            _services: services,
         }
+    }
+
+    /// Stops power-profiles-daemon, as a user who removes it does: no profile daemon then.
+    pub fn stop_profile_daemon(&mut self) {
+        self.profile_daemon.stop();
     }
 
     /// The tree's root, for `--sysfs-root`.

@@ -14,9 +14,10 @@ use crate::common::{wait_until, Laptop};
 use pacer_testrig::gnome_shell::{js_string, Shell};
 use pacer_testrig::Service;
 
-/// The toggle shows the daemon's profile and switches it; the EPP-restore scenario
+/// Quick Settings has one power toggle, GNOME's own, extended: it shows the daemon's profile
+/// and switches it; its menu gains each core type's EPP; the EPP-restore scenario
 /// (`docs/kernel.md` 2.4) shows as the warning in the toggle and on the panel icon, and Fix
-/// in the menu clears it.
+/// in the menu clears it; its words are never cut.
 pub fn the_toggle_follows_the_daemon_switches_it_and_fixes_the_mismatch(which: Shell) {
     let laptop = Laptop::start("intel-hybrid");
     let extension = tempfile::tempdir().unwrap();
@@ -27,15 +28,27 @@ pub fn the_toggle_follows_the_daemon_switches_it_and_fixes_the_mismatch(which: S
     sleep(Duration::from_millis(500));
     let _pacer = start_pacer(&shell, &laptop);
 
+    let balanced = gnome_toggle_text(which, "Balanced", None);
     wait_for_toggle(
         &shell,
         "the toggle shows the daemon's profile",
-        |title, subtitle| title == "Balanced" && subtitle.starts_with("EPP "),
+        |title, subtitle| (title, subtitle) == (&balanced.0, &balanced.1),
     );
-    let (_, subtitle) = toggle_text(&shell);
     assert_eq!(
-        subtitle, "EPP balance_performance",
-        "per core type, alike here"
+        shell.eval(&format!("{EXTENSION}.extendsGnome")),
+        Ok(true.into()),
+        "GNOME's own power toggle is the one shown"
+    );
+    assert_eq!(
+        shell.eval(&format!("{EXTENSION}._ownToggle.visible")),
+        Ok(false.into()),
+        "Pacer adds no second one"
+    );
+    assert_toggle_fits(&shell);
+    shell.wait_for(
+        "the extension shows Pacer's state",
+        LIMIT,
+        &format!("{EXTENSION}.view.coreTypes.length > 0"),
     );
     assert_eq!(
         panel_icon(&shell),
@@ -52,8 +65,9 @@ pub fn the_toggle_follows_the_daemon_switches_it_and_fixes_the_mismatch(which: S
     let menu = open_toggle_menu(&shell);
     click(&shell, &menu_item(&menu, "Performance"));
     wait_for_profile(&laptop, "the daemon switches", "performance");
-    wait_for_toggle(&shell, "the toggle follows", |title, _| {
-        title == "Performance"
+    let performance = gnome_toggle_text(which, "Performance", None);
+    wait_for_toggle(&shell, "the toggle follows", |title, subtitle| {
+        (title, subtitle) == (&performance.0, &performance.1)
     });
     assert_eq!(
         panel_icon(&shell),
@@ -74,15 +88,16 @@ pub fn the_toggle_follows_the_daemon_switches_it_and_fixes_the_mismatch(which: S
     // The menu's items show them, and stay the same items as they change (a menu made
     // anew every second would lose the keyboard's place).
     let detail = "item => item._detail && item._detail.text.endsWith('GHz')";
+    let items = menu_items(&menu);
     shell
         .eval(&format!(
-            "global._pacerCoreItem = {menu}._getMenuItems().find({detail}); true"
+            "global._pacerCoreItem = {items}.find({detail}); true"
         ))
         .unwrap();
     sleep(Duration::from_millis(2500));
     let kept = shell
         .eval(&format!(
-            "{menu}._getMenuItems().includes(global._pacerCoreItem) && \
+            "{items}.includes(global._pacerCoreItem) && \
              global._pacerCoreItem._detail.text.endsWith('GHz')"
         ))
         .unwrap();
@@ -95,7 +110,7 @@ pub fn the_toggle_follows_the_daemon_switches_it_and_fixes_the_mismatch(which: S
     click(&shell, &menu_item(&menu, "Balanced"));
     wait_for_profile(&laptop, "the daemon switches back", "balanced");
     wait_for_toggle(&shell, "the toggle follows back", |title, subtitle| {
-        title == "Balanced" && subtitle == "EPP balance_performance"
+        (title, subtitle) == (&balanced.0, &balanced.1)
     });
 
     // The EPP-restore scenario, behind the daemon's back: governor to performance, profile
@@ -113,13 +128,19 @@ pub fn the_toggle_follows_the_daemon_switches_it_and_fixes_the_mismatch(which: S
     pacerctl(&["set", "governor", "performance"]);
     laptop.bus.set_profile("performance").unwrap();
     pacerctl(&["set", "governor", "powersave"]);
+    let warned = gnome_toggle_text(which, "Performance", Some("EPP differs"));
     wait_for_toggle(&shell, "the toggle warns", |title, subtitle| {
-        // The warning's summary instead of the EPP.
-        title == "Performance" && subtitle.ends_with("but the performance profile sets performance")
+        (title, subtitle) == (&warned.0, &warned.1)
     });
+    assert_toggle_fits(&shell);
     assert_eq!(
         panel_icon(&shell),
         "io.github.pacerapp.Pacer-performance-warning-symbolic.svg"
+    );
+    assert_eq!(
+        toggle_icon(&shell),
+        "io.github.pacerapp.Pacer-performance-warning-symbolic.svg",
+        "the toggle carries the warning too"
     );
     // Policy by policy as the governors come back: the finding covers all 16 at last.
     let findings = shell.wait_for(
@@ -140,7 +161,7 @@ pub fn the_toggle_follows_the_daemon_switches_it_and_fixes_the_mismatch(which: S
     click(
         &shell,
         &format!(
-            "{menu}._getMenuItems().find(item => item.finding && item.finding.key === {})",
+            "{items}.find(item => item.finding && item.finding.key === {})",
             js_string(&key)
         ),
     );
@@ -150,54 +171,56 @@ pub fn the_toggle_follows_the_daemon_switches_it_and_fixes_the_mismatch(which: S
         (now.trim_end() == "performance").then_some(()).ok_or(now)
     });
     wait_for_toggle(&shell, "the warning clears", |title, subtitle| {
-        title == "Performance" && subtitle == "EPP performance"
+        (title, subtitle) == (&performance.0, &performance.1)
     });
+    assert_eq!(toggle_icon(&shell), "power-profile-performance-symbolic");
     assert_eq!(
         panel_icon(&shell),
         "io.github.pacerapp.Pacer-performance-symbolic.svg"
     );
 
     // A click on the toggle itself: Balanced, and back to the profile before it.
-    for (profile, title) in [("balanced", "Balanced"), ("performance", "Performance")] {
+    for (profile, shown) in [("balanced", &balanced), ("performance", &performance)] {
         open_quick_settings(&shell);
         if shell.eval(&format!("{menu}.isOpen")) == Ok(true.into()) {
             shell.eval(&format!("{menu}.close(); true")).unwrap();
         }
         click(&shell, &format!("{EXTENSION}.toggle"));
         wait_for_profile(&laptop, "the toggle switches", profile);
-        wait_for_toggle(&shell, "the toggle follows its click", |now, _| {
-            now == title
+        wait_for_toggle(&shell, "the toggle follows its click", |title, subtitle| {
+            (title, subtitle) == (&shown.0, &shown.1)
         });
     }
     assert_clean_log(&shell);
 }
 
-/// Without Pacer the toggle says so, and a click starts it by D-Bus activation (the session
-/// service file); killed, the toggle says so again and the shell stays healthy.
+/// Without Pacer, the power toggle's menu offers to start it (D-Bus activation, the session
+/// service file); killed, the menu offers it again and the shell stays healthy. Disabled, the
+/// extension leaves GNOME's toggle as GNOME made it; without a profile daemon GNOME shows
+/// none, and Pacer's own toggle stands in its place.
 pub fn the_toggle_starts_pacer_and_says_when_it_is_gone(which: Shell) {
-    let laptop = Laptop::start("intel-hybrid");
+    let mut laptop = Laptop::start("intel-hybrid");
     let extension = tempfile::tempdir().unwrap();
     let shell = shell_on(which, &laptop, extension.path(), true);
     let name = pacer::app::config::APP_ID;
+    let balanced = gnome_toggle_text(which, "Balanced", None);
 
     wait_for_toggle(
         &shell,
-        "the toggle says Pacer is not running",
-        |title, subtitle| title == "Pacer" && subtitle == "Not running",
+        "GNOME's toggle shows the profile",
+        |title, subtitle| (title, subtitle) == (&balanced.0, &balanced.1),
     );
     assert_eq!(panel_icon(&shell), "", "no panel icon without Pacer");
     assert!(
         !shell.session().has_owner(name),
         "nothing started Pacer yet"
     );
-    open_quick_settings(&shell);
-    click(&shell, &format!("{EXTENSION}.toggle"));
+    let menu = open_toggle_menu(&shell);
+    click(&shell, &menu_item(&menu, "Start Pacer"));
     shell.session().wait_for_name(name, LIMIT);
-    wait_for_toggle(
-        &shell,
-        "the started Pacer shows the profile",
-        |title, subtitle| title == "Balanced" && subtitle == "EPP balance_performance",
-    );
+    // The click closed the menu.
+    open_toggle_menu(&shell);
+    wait_for_menu_item(&shell, &menu, "Open Pacer");
     assert_eq!(
         laptop.bus.profile().unwrap(),
         "balanced",
@@ -224,21 +247,68 @@ pub fn the_toggle_starts_pacer_and_says_when_it_is_gone(which: Shell) {
         .to_owned();
     let status = Command::new("kill").args(["-KILL", &pid]).status().unwrap();
     assert!(status.success(), "kill {pid} ({owner})");
-    wait_for_toggle(
-        &shell,
-        "the toggle says Pacer is gone",
-        |title, subtitle| title == "Pacer" && subtitle == "Not running",
-    );
-    assert_eq!(panel_icon(&shell), "");
     // The menu offers to start it again, and the shell answers as before.
-    let menu = open_toggle_menu(&shell);
-    let items = shell
+    wait_for_menu_item(&shell, &menu, "Start Pacer");
+    assert_eq!(panel_icon(&shell), "");
+    assert_eq!(
+        toggle_text(&shell),
+        balanced,
+        "GNOME's words while Pacer is gone"
+    );
+    assert_eq!(shell.eval("1 + 1"), Ok(2.into()));
+
+    // Disabled: GNOME's toggle as GNOME made it, its menu GNOME's own.
+    let gnome = "Main.panel.statusArea.quickSettings._powerProfiles.quickSettingsItems[0]";
+    let switch = |how: &str| {
+        shell
+            .eval(&format!(
+                "Main.extensionManager.{how}Extension('{UUID}'), true"
+            ))
+            .unwrap();
+        let state = if how == "enable" { 1 } else { 2 };
+        shell.wait_for(
+            &format!("the extension's {how}d"),
+            LIMIT,
+            &format!("Main.extensionManager.lookup('{UUID}').state === {state}"),
+        );
+    };
+    switch("disable");
+    let restored = shell
         .eval(&format!(
-            "{menu}._getMenuItems().map(item => item.label.text)"
+            "(toggle => ({{own: Object.keys(toggle).includes('_sync'), \
+             title: toggle._label ? toggle._label.get_parent() === toggle._box : null, \
+             icon: toggle._icon.icon_name, labels: {}.filter(label => label !== null)}}))({gnome})",
+            menu_labels(&format!("{gnome}.menu"))
         ))
         .unwrap();
-    assert_eq!(items, serde_json::json!(["Start Pacer"]));
-    assert_eq!(shell.eval("1 + 1"), Ok(2.into()));
+    let mut labels = vec!["Performance", "Balanced", "Power Saver"];
+    if which != Shell::Host43 {
+        labels.push("Power Settings");
+    }
+    assert_eq!(
+        restored,
+        serde_json::json!({
+            "own": false,
+            // 43 draws the title in its box, 44 and later in a box of title and subtitle.
+            "title": if which == Shell::Host43 { Some(true) } else { None },
+            "icon": "power-profile-balanced-symbolic",
+            "labels": labels,
+        }),
+        "GNOME's toggle untouched"
+    );
+
+    // Enabled again, on a machine without a profile daemon: Pacer's own toggle.
+    switch("enable");
+    laptop.stop_profile_daemon();
+    wait_for_toggle(&shell, "Pacer's toggle stands in", |title, subtitle| {
+        title == "Pacer" && subtitle == "Not running"
+    });
+    assert_eq!(
+        shell.eval(&format!("[{EXTENSION}.extendsGnome, {gnome}.visible]")),
+        Ok(serde_json::json!([false, false])),
+        "GNOME's toggle is hidden, and so one toggle shows"
+    );
+    assert_toggle_fits(&shell);
     assert_clean_log(&shell);
 }
 

@@ -136,11 +136,29 @@ pub fn click(shell: &GnomeShell, actor: &str) {
     sleep(Duration::from_millis(300));
 }
 
+/// Every item of a menu (JavaScript), those of its sections too: GNOME's power toggle keeps
+/// its profiles in a section, Pacer's part is another.
+pub fn menu_items(menu: &str) -> String {
+    format!(
+        "(function items(menu) {{ return menu._getMenuItems() \
+         .flatMap(item => item._getMenuItems ? items(item) : [item]); }})({menu})"
+    )
+}
+
 /// The item of a menu (JavaScript) whose label is `label`.
 pub fn menu_item(menu: &str, label: &str) -> String {
     format!(
-        "{menu}._getMenuItems().find(item => item.label && item.label.text === {})",
+        "{}.find(item => item.label && item.label.text === {})",
+        menu_items(menu),
         js_string(label)
+    )
+}
+
+/// The labels of a menu's items (JavaScript), null for an item without one.
+pub fn menu_labels(menu: &str) -> String {
+    format!(
+        "{}.map(item => item.label ? item.label.text : null)",
+        menu_items(menu)
     )
 }
 
@@ -153,20 +171,39 @@ pub fn wait_for_menu_item(shell: &GnomeShell, menu: &str, label: &str) {
         LIMIT,
         &format!(
             "(() => {{ const item = {}; if (item && item.mapped) return true; \
-             throw new Error(`the menu shows ${{JSON.stringify({menu}._getMenuItems() \
-             .map(item => item.label ? item.label.text : null))}}`); }})()",
-            menu_item(menu, label)
+             throw new Error(`the menu shows ${{JSON.stringify({})}}`); }})()",
+            menu_item(menu, label),
+            menu_labels(menu)
         ),
     );
 }
 
-/// The toggle's title and subtitle as its labels show them.
+/// The power toggle's title and subtitle as its labels show them.
 pub fn toggle_text(shell: &GnomeShell) -> (String, String) {
-    let text = shell.eval(&format!("{EXTENSION}.toggle.text")).unwrap();
+    let text = shell.eval(&format!("{EXTENSION}.toggleText")).unwrap();
     (
-        text[0].as_str().unwrap_or_default().to_owned(),
-        text[1].as_str().unwrap_or_default().to_owned(),
+        text["title"].as_str().unwrap_or_default().to_owned(),
+        text["subtitle"].as_str().unwrap_or_default().to_owned(),
     )
+}
+
+/// The power toggle's title and subtitle are whole: neither is cut to fit the grid.
+pub fn assert_toggle_fits(shell: &GnomeShell) {
+    let text = shell.eval(&format!("{EXTENSION}.toggleText")).unwrap();
+    assert_eq!(text["cut"], false, "the toggle's words are cut: {text}");
+}
+
+/// What GNOME's power toggle, extended, says while the daemon has `profile` (its label):
+/// 43 titles it with the profile, 44 and later title it Power Mode with the profile below;
+/// a warning's few words take the subtitle's place.
+pub fn gnome_toggle_text(which: Shell, profile: &str, warning: Option<&str>) -> (String, String) {
+    match which {
+        Shell::Host43 => (profile.to_owned(), warning.unwrap_or_default().to_owned()),
+        _ => (
+            "Power Mode".to_owned(),
+            warning.unwrap_or(profile).to_owned(),
+        ),
+    }
 }
 
 pub fn wait_for_toggle(shell: &GnomeShell, what: &str, check: impl Fn(&str, &str) -> bool) {
@@ -222,6 +259,17 @@ pub fn wait_for_tray_menu(shell: &GnomeShell, what: &str) {
              return !!button && button.visible && button.mapped && button.menu.numMenuItems > 0; }})()"
         ),
     );
+}
+
+/// What the power toggle's icon shows: the file of Pacer's icon, or the theme's icon name.
+pub fn toggle_icon(shell: &GnomeShell) -> String {
+    let icon = shell
+        .eval(&format!(
+            "(icon => icon.gicon && icon.gicon.get_file ? icon.gicon.get_file().get_basename() \
+             : icon.icon_name)({EXTENSION}.toggle._icon)"
+        ))
+        .unwrap();
+    icon.as_str().unwrap_or_default().to_owned()
 }
 
 pub fn open_quick_settings(shell: &GnomeShell) {

@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Pacer's part of a power toggle's menu: the profiles (in Pacer's own toggle only: GNOME's
+// lists them itself), the EPP and governor per core type with their frequencies, the
+// daemon's notes, the findings with their Fix, Measure Ramp-Up and Open Pacer; Start Pacer
+// alone while Pacer does not run.
+//
+// Written as an ES module; the build (build.py) turns it into a legacy module for 43 and 44.
+
+import {widgetClasses} from './widgets.js';
+
+export class PacerMenuSection {
+    /**
+     * @param {object} shell the Shell's modules and `version`
+     * @param {object} menu the toggle's menu
+     * @param {number} position where in the menu Pacer's part goes
+     * @param {object} options `withProfiles` (whether to list the profiles), `_` (gettext),
+     *   `call(method, args)` (calls Pacer) and `start()` (starts Pacer)
+     */
+    constructor(shell, menu, position, {withProfiles, _, call, start}) {
+        this._shell = shell;
+        this._withProfiles = withProfiles;
+        this._ = _;
+        this._callPacer = call;
+        this._start = start;
+        // In GNOME's menu, a line between its profiles and Pacer's part (a separator first
+        // in a section would be hidden).
+        this._separator = withProfiles ? null : new shell.PopupMenu.PopupSeparatorMenuItem();
+        if (this._separator)
+            menu.addMenuItem(this._separator, position++);
+        this.section = new shell.PopupMenu.PopupMenuSection();
+        menu.addMenuItem(this.section, position);
+        this._layout = null;
+        this._coreTypeItems = [];
+    }
+
+    destroy() {
+        this.section.destroy();
+        if (this._separator)
+            this._separator.destroy();
+    }
+
+    // The section is made anew when what it lists changes; the frequencies, which change
+    // every second while the menu is open, are written into its items (a section made anew
+    // would lose the keyboard's place in it).
+    show(view) {
+        const layout = JSON.stringify({
+            ...view,
+            coreTypes: view.coreTypes.map(coreType => ({...coreType, frequency: ''})),
+        });
+        if (layout === this._layout) {
+            view.coreTypes.forEach((coreType, index) =>
+                this._coreTypeItems[index].setDetail(coreTypeDetail(coreType)));
+            return;
+        }
+        this._layout = layout;
+        this._coreTypeItems = [];
+        const {PopupMenu} = this._shell;
+        const {DetailItem} = widgetClasses(this._shell);
+        const _ = this._;
+        const section = this.section;
+        section.removeAll();
+        if (!view.running) {
+            this._addItem(_('Start Pacer'), () => this._start());
+            return;
+        }
+        if (this._withProfiles) {
+            for (const {profile, label, active} of view.profiles) {
+                const item = this._addItem(label, () => this._callPacer('SetProfile', [profile]));
+                item.setOrnament(active ? PopupMenu.Ornament.CHECK : PopupMenu.Ornament.NONE);
+            }
+            section.addMenuItem(new PopupMenu.PopupSeparatorMenuItem());
+        }
+        for (const coreType of view.coreTypes) {
+            const item = new DetailItem({title: coreType.label, detail: coreTypeDetail(coreType)});
+            this._coreTypeItems.push(item);
+            section.addMenuItem(item);
+        }
+        for (const note of view.notes)
+            section.addMenuItem(new PopupMenu.PopupMenuItem(note, {reactive: false}));
+        for (const finding of view.findings) {
+            const item = new DetailItem({
+                title: finding.summary,
+                iconName: finding.warning ? 'dialog-warning-symbolic' : 'dialog-information-symbolic',
+                action: finding.fixable ? _('Fix') : null,
+            });
+            item.finding = finding;
+            // None where no accessibility bus runs.
+            const accessible = item.get_accessible();
+            if (accessible)
+                accessible.accessible_description = finding.cause;
+            item.connect('activate', () => this._callPacer('Fix', [finding.key]));
+            section.addMenuItem(item);
+        }
+        section.addMenuItem(new PopupMenu.PopupSeparatorMenuItem());
+        const measure = this._addItem(view.measuring ? _('Measuring…') : _('Measure Ramp-Up'),
+            () => this._callPacer('MeasureRamp', []));
+        measure.setSensitive(!view.measuring);
+        this._addItem(_('Open Pacer'), () => this._callPacer('ShowWindow', ['']));
+    }
+
+    _addItem(label, activate) {
+        const item = new this._shell.PopupMenu.PopupMenuItem(label);
+        item.connect('activate', activate);
+        this.section.addMenuItem(item);
+        return item;
+    }
+}
+
+/**
+ * What a core type's menu item says below its name.
+ *
+ * @param {object} coreType the core type's view
+ * @returns {string}
+ */
+function coreTypeDetail(coreType) {
+    return [coreType.epp, coreType.governor, coreType.frequency]
+        .filter(part => part !== '').join(' · ');
+}
