@@ -284,14 +284,19 @@ impl GnomeShell {
             assert!(status.success(), "xdotool clicks");
             return;
         }
-        // Moved until the shell has the pointer there, then clicked: mutter puts the first
-        // absolute motion of a new virtual pointer at y 0.
+        // The seat's pointer starts at 0, 0, in the hot corner: a motion away from it in x is
+        // held at x 0 by the corner's barrier, and pushing on it opens the overview. Made, the
+        // virtual pointer leaves the corner straight down first, as a mouse might; then it
+        // moves until the shell has it where the click goes.
         self.wait_for(
             &format!("the virtual pointer moves to {x}, {y}"),
             Duration::from_secs(5),
             &format!(
-                "(() => {{ global._pacerPointer ??= Clutter.get_default_backend() \
-                   .get_default_seat().create_virtual_device(Clutter.InputDeviceType.POINTER_DEVICE); \
+                "(() => {{ if (!global._pacerPointer) {{ \
+                   global._pacerPointer = Clutter.get_default_backend().get_default_seat() \
+                     .create_virtual_device(Clutter.InputDeviceType.POINTER_DEVICE); \
+                   global._pacerPointer.notify_absolute_motion(GLib.get_monotonic_time(), \
+                     0, global.stage.height / 2); }} \
                  const [atX, atY] = global.get_pointer(); \
                  if (atX === {x} && atY === {y}) return true; \
                  global._pacerPointer.notify_absolute_motion(GLib.get_monotonic_time(), {x}, {y}); \
