@@ -29,6 +29,7 @@ LANES=(
   gui "the cargo tests that need a display, under Xvfb: widgets, window, accessibility, tray (in Xfce's panel too)"
   shell-43 "the cargo tests of GNOME Shell 43: the extension in a real shell, its two builds"
   shell-48 "as root: the cargo tests of GNOME Shell 48, in a Debian 13 root made once and cached"
+  shell-50 "as root: the cargo tests of GNOME Shell 50 (headless), in a Debian testing root made once and cached"
 )
 
 lane_names() { for ((i = 0; i < ${#LANES[@]}; i += 2)); do echo "${LANES[i]}"; done; }
@@ -122,6 +123,7 @@ run_lane() {
       ;;
     shell-43) "${CARGO_TEST[@]}" --test gnome_shell --test shell_extension -- --ignored ;;
     shell-48) with_shell_root 48 "${CARGO_TEST[@]}" --test gnome_shell_48 -- --ignored ;;
+    shell-50) with_shell_root 50 "${CARGO_TEST[@]}" --test gnome_shell_50 -- --ignored ;;
   esac
 }
 # with_shell_root VERSION COMMAND… : runs COMMAND with PACER_SHELL_VERSION_ROOT naming the
