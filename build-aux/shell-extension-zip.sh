@@ -6,7 +6,7 @@
 #   build-aux/shell-extension-zip.sh [OUTDIR]   (default: target/shell-extension)
 #
 #   OUTDIR/pacer@pacerapp.github.io-gnome43-44.shell-extension.zip   legacy imports
-#   OUTDIR/pacer@pacerapp.github.io-gnome45-49.shell-extension.zip   ES modules
+#   OUTDIR/pacer@pacerapp.github.io-gnome45-50.shell-extension.zip   ES modules
 #
 # Both follow the released Pacer (io.github.pacerapp.Pacer). Upload each as its own version.
 set -euo pipefail
@@ -20,7 +20,7 @@ command -v gnome-extensions >/dev/null 2>&1 || {
 mkdir -p "$out"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-for build in legacy:gnome43-44 esm:gnome45-49; do
+for build in legacy:gnome43-44 esm:gnome45-50; do
   api=${build%%:*}
   versions=${build#*:}
   python3 shell-extension/build.py --api "$api" --bus-name io.github.pacerapp.Pacer \

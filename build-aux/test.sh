@@ -29,6 +29,7 @@ LANES=(
   gui "the cargo tests that need a display, under Xvfb: widgets, window, accessibility, tray (in Xfce's panel too)"
   shell-43 "the cargo tests of GNOME Shell 43: the extension in a real shell, its two builds"
   shell-48 "as root: the cargo tests of GNOME Shell 48, in a Debian 13 root made once and cached"
+  shell-50 "as root: the cargo tests of GNOME Shell 50 (headless), in a Debian testing root made once and cached"
 )
 
 lane_names() { for ((i = 0; i < ${#LANES[@]}; i += 2)); do echo "${LANES[i]}"; done; }
@@ -121,16 +122,21 @@ run_lane() {
         --test tray --test xfce_panel --test state_bus -- --ignored
       ;;
     shell-43) "${CARGO_TEST[@]}" --test gnome_shell --test shell_extension -- --ignored ;;
-    # The root (made once, then cached: build-aux/shell-48-root.sh) says the shell's version;
-    # without it the tests run all the same, and fail for want of it.
-    shell-48)
-      local root status
-      root=$(build-aux/shell-48-root.sh)
-      status=$?
-      PACER_SHELL_48_ROOT=$root "${CARGO_TEST[@]}" --test gnome_shell_48 -- --ignored
-      both $? test "$status" = 0
-      ;;
+    shell-48) with_shell_root 48 "${CARGO_TEST[@]}" --test gnome_shell_48 -- --ignored ;;
+    shell-50) with_shell_root 50 "${CARGO_TEST[@]}" --test gnome_shell_50 -- --ignored ;;
   esac
+}
+# with_shell_root VERSION COMMAND… : runs COMMAND with PACER_SHELL_VERSION_ROOT naming the
+# root of GNOME Shell VERSION (made once, then cached: build-aux/shell-root.sh), which says
+# the shell's version; without it COMMAND runs all the same, its tests fail for want of it,
+# and so does the lane.
+with_shell_root() {
+  local version=$1 root status
+  shift
+  root=$(build-aux/shell-root.sh "$version")
+  status=$?
+  env "PACER_SHELL_${version}_ROOT=$root" "$@"
+  both $? test "$status" = 0
 }
 # both STATUS COMMAND… : runs COMMAND; succeeds when it and what gave STATUS both did.
 both() {

@@ -4,7 +4,7 @@
 
   build.py --api esm|legacy --bus-name NAME [--localedir DIR] --out DIR
 
-esm: GNOME Shell 45 to 49 (ES modules): src/extension.js and the modules as written.
+esm: GNOME Shell 45 to 50 (ES modules): src/extension.js and the modules as written.
 legacy: GNOME Shell 43 and 44 (imports.*): src/extension-legacy.js as extension.js, and each
 module's `import {…} from './x.js'` and `export` turned into what legacy imports read.
 
@@ -22,7 +22,7 @@ HERE = Path(__file__).resolve().parent
 DATA = HERE.parent / "data"
 UUID = "pacer@pacerapp.github.io"
 MODULES = ["state.js", "widgets.js", "menu.js", "gnomeToggle.js", "ui.js"]
-SHELL_VERSIONS = {"legacy": ["43", "44"], "esm": ["45", "46", "47", "48", "49"]}
+SHELL_VERSIONS = {"legacy": ["43", "44"], "esm": ["45", "46", "47", "48", "49", "50"]}
 ENTRY = {"legacy": "extension-legacy.js", "esm": "extension.js"}
 
 IMPORT = re.compile(r"^import \{([\w, ]+)\} from '\./(\w+)\.js';$")

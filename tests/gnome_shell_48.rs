@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 //! Pacer in Debian 13's GNOME Shell 48, run in the Debian 13 root that
-//! `build-aux/shell-48-root.sh` lays out (only the shell runs there; its Xvfb, its buses,
+//! `build-aux/shell-root.sh 48` lays out (only the shell runs there; its Xvfb, its buses,
 //! the daemon and Pacer are this machine's): its extension as `shell-extension/build.py
 //! --api esm` builds it, and its tray item through the root's AppIndicator extension. The
 //! checks are those of every shell (tests/shell_desktop/).

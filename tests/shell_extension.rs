@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 //! The GNOME Shell extension's two builds, as far as this machine (GNOME Shell 43) can check
-//! them without a shell: both pass eslint with GNOME Shell's rules (ES modules for 45–49,
+//! them without a shell: both pass eslint with GNOME Shell's rules (ES modules for 45–50,
 //! scripts for 43–44); the view logic (state.js) gives the same views for the same states
-//! when gjs loads it as an ES module and as a legacy module; every ES module of the 45–49
+//! when gjs loads it as an ES module and as a legacy module; every ES module of the 45–50
 //! build parses in gjs; the zips for extensions.gnome.org hold what the shell loads, with
 //! the translations, and `gnome-extensions install` takes them. The 43 build runs in a real
-//! shell in tests/gnome_shell.rs, the 45–49 build in GNOME Shell 48 (in a Debian 13 root) in
-//! tests/gnome_shell_48.rs.
+//! shell in tests/gnome_shell.rs, the 45–50 build in GNOME Shell 48 (in a Debian 13 root) in
+//! tests/gnome_shell_48.rs and in GNOME Shell 50 (in a Debian testing root) in
+//! tests/gnome_shell_50.rs.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -174,7 +175,7 @@ fn the_view_logic_gives_the_same_views_in_both_module_systems() {
     assert_eq!(no_daemon["coreTypes"][0]["frequency"], "");
 }
 
-/// gjs (SpiderMonkey 102 here) parses every module of the 45–49 build: loading stops at
+/// gjs (SpiderMonkey 102 here) parses every module of the 45–50 build: loading stops at
 /// the first import only a shell resolves, never at a syntax error.
 #[test]
 fn every_es_module_of_the_45_build_parses() {
@@ -210,7 +211,7 @@ fn the_zips_for_extensions_gnome_org_hold_what_the_shell_loads() {
         .arg(dir.path()));
     for (versions, shells) in [
         ("gnome43-44", "[\"43\",\"44\"]"),
-        ("gnome45-49", "[\"45\",\"46\",\"47\",\"48\",\"49\"]"),
+        ("gnome45-50", "[\"45\",\"46\",\"47\",\"48\",\"49\",\"50\"]"),
     ] {
         let zip = dir
             .path()

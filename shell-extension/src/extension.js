@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The entry point for GNOME Shell 45 to 49 (ES modules).
+// The entry point for GNOME Shell 45 to 50 (ES modules).
 import Clutter from 'gi://Clutter';
 import Gio from 'gi://Gio';
 import GLib from 'gi://GLib';

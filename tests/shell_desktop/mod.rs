@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-//! Pacer in a real GNOME Shell, for tests/gnome_shell.rs (Debian 12's 43.9) and
-//! tests/gnome_shell_48.rs (Debian 13's 48, in a root of its own): its Quick Settings
-//! extension as `shell-extension/build.py` builds it for that shell, and its tray item
-//! through Debian's AppIndicator extension. The machine is one simulated laptop with the
-//! real power-profiles-daemon, polkit's stand-in and pacer-helper on a private system bus;
-//! Pacer runs on the shell's session bus, started by hand or by D-Bus activation. Clicks are
-//! real pointer clicks (xdotool) at the actors' places; what the shell shows is read from its
-//! actors through the test probe extension. The checks are in `checks.rs`; here are the
-//! helpers that start the desktop and find, click and read the shell's actors.
+//! Pacer in a real GNOME Shell, for tests/gnome_shell.rs (Debian 12's 43.9),
+//! tests/gnome_shell_48.rs (Debian 13's 48) and tests/gnome_shell_50.rs (Debian testing's 50,
+//! headless), the last two in a root of their own: its Quick Settings extension as
+//! `shell-extension/build.py` builds it for that shell, and its tray item through Debian's
+//! AppIndicator extension. The machine is one simulated laptop with the real
+//! power-profiles-daemon, polkit's stand-in and pacer-helper on a private system bus; Pacer
+//! runs on the shell's session bus, started by hand or by D-Bus activation. Clicks are real
+//! pointer clicks at the actors' places; what the shell shows is read from its actors through
+//! the test probe extension. The checks are in `checks.rs`; here are the helpers that start
+//! the desktop and find, click and read the shell's actors.
 
 pub mod checks;
 
@@ -113,7 +114,8 @@ pub fn start_pacer(shell: &GnomeShell, laptop: &Laptop) -> Service {
     pacer
 }
 
-/// A real click at the middle of the actor `actor` (JavaScript) names.
+/// A real click at the middle of the actor `actor` (JavaScript) names (xdotool's on an X
+/// server, a virtual pointer's in a headless shell: `GnomeShell::click_at`).
 pub fn click(shell: &GnomeShell, actor: &str) {
     let place = shell.wait_for(
         &format!("{actor} is shown"),
@@ -125,13 +127,8 @@ pub fn click(shell: &GnomeShell, actor: &str) {
              return [Math.round(x + width / 2), Math.round(y + height / 2)]; }})()"
         ),
     );
-    let (x, y) = (place[0].to_string(), place[1].to_string());
-    let status = Command::new("xdotool")
-        .envs(shell.env())
-        .args(["mousemove", &x, &y, "click", "1"])
-        .status()
-        .unwrap();
-    assert!(status.success(), "xdotool clicks");
+    let coordinate = |at: usize| place[at].as_i64().expect("a place on the stage");
+    shell.click_at(coordinate(0), coordinate(1));
     // Clutter handles the click at its next frame.
     sleep(Duration::from_millis(300));
 }

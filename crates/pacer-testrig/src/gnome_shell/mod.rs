@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-//! A real GNOME Shell for tests (Debian 12's 43.9, or Debian 13's 48 in a root of its own:
-//! [`Shell`]): on its own Xvfb, with a private HOME whose settings are a keyfile, its own
-//! session bus (which can start services such as Pacer by D-Bus activation) and the system
-//! bus it is given. It is driven and read from inside by the probe extension in
+//! A real GNOME Shell for tests (Debian 12's 43.9, or Debian 13's 48 or Debian testing's 50
+//! in a root of its own: [`Shell`]): on its own Xvfb (50, which has no X11 session, headless
+//! beside it), with a private HOME whose settings are a keyfile, its own session bus (which
+//! can start services such as Pacer by D-Bus activation) and the system bus it is given. It
+//! is driven and read from inside by the probe extension in
 //! `shell-probe/API/shell-probe@pacerapp.github.io/` (`org.gnome.Shell.Eval` needs unsafe
 //! mode). One shell runs at a time: they share the machine's two cores.
 
@@ -18,7 +19,7 @@ use crate::desktop::{add_unset, private_home, x_server};
 use crate::{Service, SystemBus};
 
 mod which;
-pub use which::{Shell, ROOT_VARIABLE};
+pub use which::Shell;
 
 /// The probe's uuid, always enabled.
 pub const PROBE: &str = "shell-probe@pacerapp.github.io";
@@ -108,12 +109,18 @@ impl GnomeShell {
                 ("GSETTINGS_BACKEND", "keyfile".to_owned()),
                 ("DBUS_SYSTEM_BUS_ADDRESS", setup.system_bus.clone()),
                 ("DISPLAY", display),
-                ("XDG_SESSION_TYPE", "x11".to_owned()),
                 ("XDG_CURRENT_DESKTOP", "GNOME".to_owned()),
                 ("LIBGL_ALWAYS_SOFTWARE", "1".to_owned()),
                 ("NO_AT_BRIDGE", "1".to_owned()),
             ]
             .into_iter()
+            .chain(
+                setup
+                    .shell
+                    .session_env()
+                    .iter()
+                    .map(|&(name, value)| (name, value.to_owned())),
+            )
             .map(|(name, value)| (name.to_owned(), value)),
         );
         let mut service_env = env.clone();
@@ -143,10 +150,9 @@ impl GnomeShell {
             session.wait_for_name(&name, READY_LIMIT);
             started
         });
-        let mut command =
-            setup
-                .shell
-                .command(&["--x11", "--replace", "--sm-disable"], &env, dir.path());
+        let mut command = setup
+            .shell
+            .command(setup.shell.display_args(), &env, dir.path());
         let shell = Service::spawn_command("gnome-shell", dir.path(), &mut command);
         let mut shell = GnomeShell {
             shell,
@@ -265,6 +271,46 @@ impl GnomeShell {
         fs::copy(&shot, path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     }
 
+    /// A real click of the primary button at (`x`, `y`) on the stage: the X server's pointer
+    /// (xdotool) for a shell on one; for a headless one, a virtual pointer of its own seat,
+    /// whose events go through the shell's input handling as a mouse's do.
+    pub fn click_at(&self, x: i64, y: i64) {
+        if !self.which.headless() {
+            let status = Command::new("xdotool")
+                .envs(self.env())
+                .args(["mousemove", &x.to_string(), &y.to_string(), "click", "1"])
+                .status()
+                .expect("xdotool");
+            assert!(status.success(), "xdotool clicks");
+            return;
+        }
+        // The seat's pointer starts at 0, 0, in the hot corner: a motion away from it in x is
+        // held at x 0 by the corner's barrier, and pushing on it opens the overview. Made, the
+        // virtual pointer leaves the corner straight down first, as a mouse might; then it
+        // moves until the shell has it where the click goes.
+        self.wait_for(
+            &format!("the virtual pointer moves to {x}, {y}"),
+            Duration::from_secs(5),
+            &format!(
+                "(() => {{ if (!global._pacerPointer) {{ \
+                   global._pacerPointer = Clutter.get_default_backend().get_default_seat() \
+                     .create_virtual_device(Clutter.InputDeviceType.POINTER_DEVICE); \
+                   global._pacerPointer.notify_absolute_motion(GLib.get_monotonic_time(), \
+                     0, global.stage.height / 2); }} \
+                 const [atX, atY] = global.get_pointer(); \
+                 if (atX === {x} && atY === {y}) return true; \
+                 global._pacerPointer.notify_absolute_motion(GLib.get_monotonic_time(), {x}, {y}); \
+                 return false; }})()"
+            ),
+        );
+        let clicked = self.eval(
+            "(() => { for (const state of [Clutter.ButtonState.PRESSED, Clutter.ButtonState.RELEASED]) \
+               global._pacerPointer.notify_button(GLib.get_monotonic_time(), Clutter.BUTTON_PRIMARY, state); \
+             return true; })()",
+        );
+        assert_eq!(clicked, Ok(true.into()), "the virtual pointer clicks");
+    }
+
     /// The program started before the shell, if any.
     pub fn first(&mut self) -> Option<&mut Service> {
         self.first.as_mut()
@@ -344,7 +390,7 @@ impl GnomeShell {
 }
 
 /// Pacer's extension as `shell-extension/build.py` builds it for `api` (legacy: GNOME Shell
-/// 43–44, esm: 45–49; [`Shell::api`]), following the Pacer on `bus_name`, in `dir`/its uuid.
+/// 43–44, esm: 45–50; [`Shell::api`]), following the Pacer on `bus_name`, in `dir`/its uuid.
 pub fn build_extension(api: &str, bus_name: &str, dir: &Path) -> PathBuf {
     let out = dir.join("pacer@pacerapp.github.io");
     let build = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shell-extension/build.py");

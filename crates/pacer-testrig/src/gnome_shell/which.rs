@@ -1,16 +1,15 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-//! Which GNOME Shell a test runs: Debian 12's 43, installed on this machine, or Debian 13's
-//! 48, in the root `build-aux/shell-48-root.sh` lays out. Only gnome-shell itself runs in the
-//! root: its X server, its buses and everything a test starts (the profile daemon, Pacer) are
-//! this machine's, and the shell reaches them through the host's /tmp, which it sees at the
-//! same path (a chroot shares the host's abstract X sockets anyway).
+//! Which GNOME Shell a test runs: Debian 12's 43, installed on this machine, Debian 13's 48
+//! or Debian testing's 50, each in the root `build-aux/shell-root.sh 48|50` lays out. Only
+//! gnome-shell itself runs in a root: its X server, its buses and everything a test starts
+//! (the profile daemon, Pacer) are this machine's, and the shell reaches them through the
+//! host's /tmp, which it sees at the same path (a chroot shares the host's abstract X sockets
+//! anyway). 50 has no X11 session: it runs headless, a Wayland compositor of its own virtual
+//! monitor, while Pacer stays on the test's X server (the checks read and drive the shell
+//! from inside, through the probe extension).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-
-/// The variable naming the root of GNOME Shell 48 (`build-aux/test.sh --lane shell-48` sets
-/// it).
-pub const ROOT_VARIABLE: &str = "PACER_SHELL_48_ROOT";
 
 /// A GNOME Shell the tests can run.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -20,6 +19,8 @@ pub enum Shell {
     Host43,
     /// Debian 13's GNOME Shell 48, in a chroot of the root `PACER_SHELL_48_ROOT` names.
     Root48,
+    /// Debian testing's GNOME Shell 50, in a chroot of the root `PACER_SHELL_50_ROOT` names.
+    Root50,
 }
 
 impl Shell {
@@ -27,7 +28,7 @@ impl Shell {
     pub fn api(self) -> &'static str {
         match self {
             Shell::Host43 => "legacy",
-            Shell::Root48 => "esm",
+            Shell::Root48 | Shell::Root50 => "esm",
         }
     }
 
@@ -36,6 +37,49 @@ impl Shell {
         match self {
             Shell::Host43 => "43",
             Shell::Root48 => "48",
+            Shell::Root50 => "50",
+        }
+    }
+
+    /// Whether it runs headless, as a Wayland compositor: 50 has no X11 session.
+    pub fn headless(self) -> bool {
+        self == Shell::Root50
+    }
+
+    /// How it shows itself: an X11 compositor on the test's X server, or headless, with a
+    /// virtual monitor the size of that X server's screen (where clicks land alike).
+    pub(super) fn display_args(self) -> &'static [&'static str] {
+        if self.headless() {
+            &[
+                "--headless",
+                "--wayland",
+                "--no-x11",
+                "--virtual-monitor",
+                "1280x800",
+            ]
+        } else {
+            &["--x11", "--replace", "--sm-disable"]
+        }
+    }
+
+    /// Its session's variables. Beside a headless shell, GTK programs (Pacer) are told to
+    /// stay on the test's X server: the shell's Wayland socket is in the same runtime
+    /// directory, and the shell passes it on to what the session bus starts.
+    pub(super) fn session_env(self) -> &'static [(&'static str, &'static str)] {
+        if self.headless() {
+            &[("XDG_SESSION_TYPE", "wayland"), ("GDK_BACKEND", "x11")]
+        } else {
+            &[("XDG_SESSION_TYPE", "x11")]
+        }
+    }
+
+    /// The variable naming its root (`build-aux/test.sh --lane shell-VERSION` sets it), for
+    /// a shell that runs in one.
+    fn root_variable(self) -> Option<&'static str> {
+        match self {
+            Shell::Host43 => None,
+            Shell::Root48 => Some("PACER_SHELL_48_ROOT"),
+            Shell::Root50 => Some("PACER_SHELL_50_ROOT"),
         }
     }
 
@@ -52,17 +96,18 @@ impl Shell {
     /// libraries); `dir`, the shell's folder, holds what the root needs of its own.
     pub(super) fn command(self, args: &[&str], env: &[(String, String)], dir: &Path) -> Command {
         let env = env.iter().map(|(name, value)| (name, value));
-        match self {
-            Shell::Host43 => {
+        match self.root_variable() {
+            None => {
                 let mut command = Command::new("gnome-shell");
                 command.args(args).envs(env);
                 command
             }
-            Shell::Root48 => {
-                let root = root();
+            Some(variable) => {
+                let root = root(self, variable);
                 assert!(
                     std::env::temp_dir() == Path::new("/tmp"),
-                    "GNOME Shell 48 sees this machine's /tmp only: run the tests without TMPDIR"
+                    "a GNOME Shell in a root sees this machine's /tmp only: run the tests \
+                     without TMPDIR"
                 );
                 // Pacer names its tray icons' folder in the checkout (data/icons): the shell
                 // finds it at the same path.
@@ -109,7 +154,7 @@ root=$1 layers=$2 merged=$3 checkout=$4
 shift 4
 mount -t tmpfs layers "$layers"
 mkdir "$layers/upper" "$layers/work"
-mount -t overlay shell-48 -o "lowerdir=$root,upperdir=$layers/upper,workdir=$layers/work" "$merged"
+mount -t overlay shell-root -o "lowerdir=$root,upperdir=$layers/upper,workdir=$layers/work" "$merged"
 mount -t proc proc "$merged/proc"
 mount --rbind /sys "$merged/sys"
 mount --rbind /dev "$merged/dev"
@@ -120,14 +165,15 @@ mount -o remount,bind,ro "$merged$checkout"
 exec chroot "$merged" "$@"
 "#;
 
-/// The root of GNOME Shell 48; a test without it fails.
-fn root() -> PathBuf {
-    let root = std::env::var_os(ROOT_VARIABLE).map(PathBuf::from);
+/// The root of `shell`, which `variable` names; a test without it fails.
+fn root(shell: Shell, variable: &str) -> PathBuf {
+    let root = std::env::var_os(variable).map(PathBuf::from);
+    let version = shell.version();
     match root {
         Some(root) if root.join("usr/bin/gnome-shell").exists() => root,
         _ => panic!(
-            "no GNOME Shell 48 root in {ROOT_VARIABLE} ({root:?}): \
-             build-aux/test.sh --lane shell-48 lays it out (as root) and runs these tests"
+            "no GNOME Shell {version} root in {variable} ({root:?}): build-aux/test.sh \
+             --lane shell-{version} lays it out (as root) and runs these tests"
         ),
     }
 }

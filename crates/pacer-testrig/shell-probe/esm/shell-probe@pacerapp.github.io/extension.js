@@ -6,6 +6,9 @@
 import Gio from 'gi://Gio';
 // In scope for the code sent, as in the legacy probe (a module has no `imports.ui`).
 import Shell from 'gi://Shell'; // eslint-disable-line no-unused-vars
+// Clutter and GLib: the virtual pointer that clicks in a headless shell (GnomeShell::click_at).
+import Clutter from 'gi://Clutter'; // eslint-disable-line no-unused-vars
+import GLib from 'gi://GLib'; // eslint-disable-line no-unused-vars
 import * as Main from 'resource:///org/gnome/shell/ui/main.js'; // eslint-disable-line no-unused-vars
 import * as Config from 'resource:///org/gnome/shell/misc/config.js'; // eslint-disable-line no-unused-vars
 import {Extension} from 'resource:///org/gnome/shell/extensions/extension.js';
@@ -33,7 +36,8 @@ export default class Probe extends Extension {
 
     Eval(code) {
         try {
-            // Direct eval: the code sees Main, Config, Gio, Shell and the shell's globals (global).
+            // Direct eval: the code sees Main, Config, Gio, GLib, Clutter, Shell and the shell's
+            // globals (global).
             // eslint-disable-next-line no-eval
             const value = JSON.stringify(eval(code));
             return [true, value === undefined ? 'null' : value];
