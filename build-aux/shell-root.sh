@@ -21,8 +21,8 @@ VERSION=${1:-}
 # The suite, what Debian calls it, and debootstrap's script for it: Debian 12's debootstrap
 # has none for testing's codename, and testing is laid out as unstable is.
 case "$VERSION" in
-  48) SUITE=trixie DEBIAN="Debian 13 (trixie)" SCRIPT=() ;;
-  50) SUITE=testing DEBIAN="Debian testing" SCRIPT=(/usr/share/debootstrap/scripts/sid) ;;
+  48) SUITE=trixie DEBIAN="Debian 13 (trixie)" SCRIPT=() FONT=fonts-cantarell ;;
+  50) SUITE=testing DEBIAN="Debian testing" SCRIPT=(/usr/share/debootstrap/scripts/sid) FONT=fonts-adwaita-sans ;;
   *)
     pacer_say "shell-root.sh: which GNOME Shell? 48 (Debian 13) or 50 (Debian testing)"
     exit 2
@@ -32,10 +32,14 @@ esac
 # gsettings. The rest because debootstrap does not choose between alternatives: without a
 # `logind` (libpam-systemd, systemd-sysv), a `dbus-system-bus` (dbus) and a
 # `dbus-session-bus` (dbus-x11), polkitd, gnome-settings-daemon, dconf-service and
-# wireplumber stay unconfigured, and gnome-shell with them. The X server, the buses and
-# everything the tests drive are the host's.
+# wireplumber stay unconfigured, and gnome-shell with them. power-profiles-daemon: the
+# distribution's own (0.30), which also owns the name 48 and later show their power toggle
+# for, org.freedesktop.UPower.PowerProfiles (the tests run it in the root, as the shell).
+# FONT: the interface font the shell's settings name (Cantarell in 48, Adwaita Sans in 50),
+# which GNOME's users have and the checks of cut words need. The X server, the buses and
+# everything else the tests drive are the host's.
 PACKAGES=(gnome-shell gnome-shell-extension-appindicator libglib2.0-bin libpam-systemd systemd-sysv
-  dbus dbus-x11)
+  dbus dbus-x11 power-profiles-daemon "$FONT")
 # Bump when the way the root is made changes beyond the suite and the packages.
 LAYOUT=1
 KEY=$(printf '%s\n' "$SUITE" "$LAYOUT" "${PACKAGES[@]}" | sha256sum | cut -c1-16)

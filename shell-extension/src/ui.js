@@ -12,7 +12,7 @@
 import {viewOf, refusalLabel} from './state.js';
 import {GnomePowerToggle} from './gnomeToggle.js';
 import {PacerMenuSection} from './menu.js';
-import {widgetClasses, toggleLabels} from './widgets.js';
+import {widgetClasses, toggleLabels, drawnPart} from './widgets.js';
 
 const OBJECT_PATH = '/io/github/pacerapp/Pacer';
 const INTERFACE = 'io.github.pacerapp.Pacer.State1';
@@ -45,24 +45,21 @@ class PacerQuickSettings {
         this._indicator.quickSettingsItems.push(this._ownToggle);
         this._ownToggle.connect('clicked', () => this._toggled());
         this._addToQuickSettings();
-        const gnome = GnomePowerToggle.find(shell);
-        this._gnomeToggle = gnome ? new GnomePowerToggle(shell, gnome, () => this._sync()) : null;
-
-        const menuOptions = {
-            _: this._,
-            call: (method, args) => this._call(method, args),
-            start: () => this._start(),
-        };
-        // Pacer's part follows GNOME's profiles, before its Power Settings where it has one.
-        this._menus = [[this._ownToggle, 0, true], [gnome, 1, false]]
-            .filter(([toggle]) => toggle)
-            .map(([toggle, position, withProfiles]) => {
-                const section = new PacerMenuSection(shell, toggle.menu, position,
-                    {...menuOptions, withProfiles});
-                const opened = toggle.menu.connect('open-state-changed',
-                    (menu, open) => this._watchFrequencies(open));
-                return {toggle, section, opened};
-            });
+        this._menus = [];
+        this._addMenu(this._ownToggle, 0, true);
+        // GNOME's toggle, once the shell has made it: 45 and later make Quick Settings'
+        // indicators after importing some of their modules, maybe after extensions start.
+        this._gnomeToggle = null;
+        this._indicatorsAdded = null;
+        if (!this._adoptGnomeToggle()) {
+            const indicators = shell.Main.panel.statusArea.quickSettings._indicators;
+            this._indicatorsAdded = [indicators, indicators.connect('child-added', () => {
+                if (this._adoptGnomeToggle()) {
+                    this._stopWaitingForGnome();
+                    this._sync();
+                }
+            })];
+        }
 
         const {Gio} = shell;
         const xml = new TextDecoder().decode(
@@ -85,7 +82,43 @@ class PacerQuickSettings {
         this._sync();
     }
 
+    /**
+     * Extends GNOME's power toggle where the shell has made it.
+     *
+     * @returns {boolean} whether it did
+     */
+    _adoptGnomeToggle() {
+        const gnome = GnomePowerToggle.find(this._shell);
+        if (!gnome)
+            return false;
+        this._gnomeToggle = new GnomePowerToggle(this._shell, gnome, () => this._sync());
+        // Pacer's part follows GNOME's profiles, before its Power Settings where it has one.
+        this._addMenu(gnome, 1, false);
+        return true;
+    }
+
+    _stopWaitingForGnome() {
+        if (this._indicatorsAdded === null)
+            return;
+        const [indicators, handler] = this._indicatorsAdded;
+        indicators.disconnect(handler);
+        this._indicatorsAdded = null;
+    }
+
+    _addMenu(toggle, position, withProfiles) {
+        const section = new PacerMenuSection(this._shell, toggle.menu, position, {
+            withProfiles,
+            _: this._,
+            call: (method, args) => this._call(method, args),
+            start: () => this._start(),
+        });
+        const opened = toggle.menu.connect('open-state-changed',
+            (menu, open) => this._watchFrequencies(open));
+        this._menus.push({toggle, section, opened});
+    }
+
     destroy() {
+        this._stopWaitingForGnome();
         const {Gio} = this._shell;
         Gio.bus_unwatch_name(this._watch);
         Gio.DBus.session.signal_unsubscribe(this._changes);
@@ -122,6 +155,11 @@ class PacerQuickSettings {
     /** @returns {object} the power toggle Quick Settings shows: GNOME's or Pacer's own */
     get toggle() {
         return this.extendsGnome ? this._gnomeToggle.toggle : this._ownToggle;
+    }
+
+    /** @returns {object} the St.Icon the shown toggle draws its icon in */
+    get toggleIcon() {
+        return drawnPart(this.toggle)._icon;
     }
 
     /**

@@ -152,6 +152,17 @@ function defineClasses(shell) {
 }
 
 /**
+ * The part of a toggle that draws its icon, title and subtitle: a menu toggle of 45 and later
+ * holds a QuickToggle that does; 43's and 44's draw them themselves.
+ *
+ * @param {object} toggle a QuickToggle or QuickMenuToggle
+ * @returns {object} what has `_icon` and the title's and subtitle's labels
+ */
+export function drawnPart(toggle) {
+    return toggle._box.get_children().find(child => child._icon) ?? toggle;
+}
+
+/**
  * The labels a toggle shows its title and subtitle in (the subtitle's null where it has
  * none): what the tests read, as the user sees them.
  *
@@ -160,7 +171,8 @@ function defineClasses(shell) {
  * @returns {object[]} [title, subtitle]
  */
 export function toggleLabels(toggle, subtitle43) {
+    const drawn = drawnPart(toggle);
     if (subtitle43 !== undefined && subtitle43 !== null)
-        return [toggle._label, subtitle43];
-    return [toggle._title ?? toggle._label, toggle._subtitle ?? null];
+        return [drawn._label, subtitle43];
+    return [drawn._title ?? drawn._label, drawn._subtitle ?? null];
 }

@@ -251,8 +251,14 @@ impl ksni::Tray for PacerTray {
     }
 
     fn icon_theme_path(&self) -> String {
-        // A build tree's icons; installed ones are in the icon theme.
-        let dev = concat!(env!("CARGO_MANIFEST_DIR"), "/data/icons");
+        // A build tree's icons; installed ones are in the icon theme. The folder that holds
+        // the files themselves: a tray host adds the path to its icon theme's search path,
+        // where a theme needs an index.theme to be looked into, and plain files are found
+        // as they are (GNOME's AppIndicator extension drew its "•••" placeholder otherwise).
+        let dev = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/data/icons/hicolor/symbolic/apps"
+        );
         if Path::new(dev).is_dir() {
             dev.to_owned()
         } else {

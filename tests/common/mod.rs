@@ -234,13 +234,18 @@ pub struct Laptop {
 
 impl Laptop {
     pub fn start(model: &str) -> Laptop {
+        Laptop::start_for(pacer_testrig::gnome_shell::Shell::Host43, model)
+    }
+
+    /// The laptop with the power-profiles-daemon of `shell`'s distribution.
+    pub fn start_for(shell: pacer_testrig::gnome_shell::Shell, model: &str) -> Laptop {
         let bus = pacer_testrig::SystemBus::start();
         let mut allowed: Vec<&str> = pacer_dbus::actions::ALL.to_vec();
         allowed.extend(pacer_testrig::PPD_ACTIONS);
         let tree = pacer_testrig::model_tree(model);
         let state = tempfile::tempdir().unwrap();
         let polkit = bus.polkit(&allowed);
-        let profile_daemon = bus.power_profiles_daemon(tree.path());
+        let profile_daemon = bus.power_profiles_daemon_of(shell, tree.path());
         let helper = bus.pacer_helper(tree.path(), state.path());
         Laptop {
             profile_daemon,

@@ -19,7 +19,7 @@ use pacer_testrig::Service;
 /// (`docs/kernel.md` 2.4) shows as the warning in the toggle and on the panel icon, and Fix
 /// in the menu clears it; its words are never cut.
 pub fn the_toggle_follows_the_daemon_switches_it_and_fixes_the_mismatch(which: Shell) {
-    let laptop = Laptop::start("intel-hybrid");
+    let laptop = Laptop::start_for(which, "intel-hybrid");
     let extension = tempfile::tempdir().unwrap();
     let shell = shell_on(which, &laptop, extension.path(), true);
     let mut monitor = Command::new("dbus-monitor");
@@ -199,7 +199,7 @@ pub fn the_toggle_follows_the_daemon_switches_it_and_fixes_the_mismatch(which: S
 /// extension leaves GNOME's toggle as GNOME made it; without a profile daemon GNOME shows
 /// none, and Pacer's own toggle stands in its place.
 pub fn the_toggle_starts_pacer_and_says_when_it_is_gone(which: Shell) {
-    let mut laptop = Laptop::start("intel-hybrid");
+    let mut laptop = Laptop::start_for(which, "intel-hybrid");
     let extension = tempfile::tempdir().unwrap();
     let shell = shell_on(which, &laptop, extension.path(), true);
     let name = pacer::app::config::APP_ID;
@@ -277,7 +277,8 @@ pub fn the_toggle_starts_pacer_and_says_when_it_is_gone(which: Shell) {
         .eval(&format!(
             "(toggle => ({{own: Object.keys(toggle).includes('_sync'), \
              title: toggle._label ? toggle._label.get_parent() === toggle._box : null, \
-             icon: toggle._icon.icon_name, labels: {}.filter(label => label !== null)}}))({gnome})",
+             icon: (toggle._box.get_children().find(child => child._icon) ?? toggle)._icon \
+             .icon_name, labels: {}.filter(label => label)}}))({gnome})",
             menu_labels(&format!("{gnome}.menu"))
         ))
         .unwrap();
@@ -316,7 +317,7 @@ pub fn the_toggle_starts_pacer_and_says_when_it_is_gone(which: Shell) {
 /// start, Pacer started before the shell or after it; its menu opens and switches the
 /// profile; the shell's log stays clean.
 pub fn the_tray_item_appears_in_the_top_bar_on_every_start(which: Shell) {
-    let laptop = Laptop::start("intel-hybrid");
+    let laptop = Laptop::start_for(which, "intel-hybrid");
     let unused = tempfile::tempdir().unwrap();
     // The AppIndicator extension's button for Pacer's item.
     let item = &tray_button();
@@ -377,6 +378,13 @@ pub fn the_tray_item_appears_in_the_top_bar_on_every_start(which: Shell) {
                     "(icon => icon.name ?? icon[0])({item}._indicator.icon) === \
                      'io.github.pacerapp.Pacer-{profile}-symbolic'"
                 ),
+            );
+            // Drawn: an icon the extension could not find leaves its loading placeholder
+            // ("•••"), a null gicon.
+            shell.wait_for(
+                "the tray draws Pacer's icon",
+                LIMIT,
+                &format!("{item}._icon.gicon !== null"),
             );
         }
         assert_clean_log(&shell);

@@ -263,7 +263,7 @@ pub fn toggle_icon(shell: &GnomeShell) -> String {
     let icon = shell
         .eval(&format!(
             "(icon => icon.gicon && icon.gicon.get_file ? icon.gicon.get_file().get_basename() \
-             : icon.icon_name)({EXTENSION}.toggle._icon)"
+             : icon.icon_name)({EXTENSION}.toggleIcon)"
         ))
         .unwrap();
     icon.as_str().unwrap_or_default().to_owned()

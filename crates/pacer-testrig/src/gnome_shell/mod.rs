@@ -150,9 +150,10 @@ impl GnomeShell {
             session.wait_for_name(&name, READY_LIMIT);
             started
         });
-        let mut command = setup
-            .shell
-            .command(setup.shell.display_args(), &env, dir.path());
+        let mut command =
+            setup
+                .shell
+                .command("gnome-shell", setup.shell.display_args(), &env, dir.path());
         let shell = Service::spawn_command("gnome-shell", dir.path(), &mut command);
         let mut shell = GnomeShell {
             shell,

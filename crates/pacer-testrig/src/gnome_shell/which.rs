@@ -41,6 +41,14 @@ impl Shell {
         }
     }
 
+    /// The power-profiles-daemon of its distribution: Debian 12's (0.12) owns only the
+    /// name net.hadess.PowerProfiles, 43's; 48 and later follow the daemon under the name
+    /// 0.20 and later own as well, org.freedesktop.UPower.PowerProfiles, and show no power
+    /// toggle without it.
+    pub fn has_own_profile_daemon(self) -> bool {
+        self.root_variable().is_some()
+    }
+
     /// Whether it runs headless, as a Wayland compositor: 50 has no X11 session.
     pub fn headless(self) -> bool {
         self == Shell::Root50
@@ -91,14 +99,21 @@ impl Shell {
             .join(uuid)
     }
 
-    /// `gnome-shell` with `args`, and with `env` and nothing else of the test's own
-    /// environment in the root (the test's variables name this machine's programs and
-    /// libraries); `dir`, the shell's folder, holds what the root needs of its own.
-    pub(super) fn command(self, args: &[&str], env: &[(String, String)], dir: &Path) -> Command {
+    /// `program` (gnome-shell, or the shell's power-profiles-daemon) with `args`: this
+    /// machine's for 43; for a shell in a root, the root's, with `env` and nothing else of
+    /// the test's own environment (the test's variables name this machine's programs and
+    /// libraries). `dir`, a folder of the caller's, holds what the root needs of its own.
+    pub fn command(
+        self,
+        program: &str,
+        args: &[&str],
+        env: &[(String, String)],
+        dir: &Path,
+    ) -> Command {
         let env = env.iter().map(|(name, value)| (name, value));
         match self.root_variable() {
             None => {
-                let mut command = Command::new("gnome-shell");
+                let mut command = Command::new(program);
                 command.args(args).envs(env);
                 command
             }
@@ -131,7 +146,7 @@ impl Shell {
                     ])
                     .arg("sh")
                     .args([&root, &layers, &merged, &checkout])
-                    .arg("gnome-shell")
+                    .arg(program)
                     .args(args)
                     .env_clear()
                     .env("PATH", "/usr/sbin:/usr/bin:/sbin:/bin")
