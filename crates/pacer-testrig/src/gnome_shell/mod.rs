@@ -18,6 +18,7 @@ use crate::desktop::{add_unset, private_home, x_server};
 use crate::{Service, SystemBus};
 
 mod which;
+pub(crate) use which::{root, ROOT_SHELL};
 pub use which::{Shell, ROOT_VARIABLE};
 
 /// The probe's uuid, always enabled.

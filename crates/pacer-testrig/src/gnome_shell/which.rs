@@ -103,8 +103,8 @@ impl Shell {
 /// The root is the lower layer of an overlay whose upper layer is a tmpfs: the cached root is
 /// never written, and folders can be made in it to mount on. Inside: /proc, /sys, /dev, this
 /// machine's /tmp (the test's folders, buses and X socket at the same paths) and the checkout
-/// read-only.
-const ROOT_SHELL: &str = r#"
+/// read-only. (`crate::root_48` runs Pacer's GTK 4.18 build this way, CHECKOUT its folder.)
+pub(crate) const ROOT_SHELL: &str = r#"
 root=$1 layers=$2 merged=$3 checkout=$4
 shift 4
 mount -t tmpfs layers "$layers"
@@ -121,7 +121,7 @@ exec chroot "$merged" "$@"
 "#;
 
 /// The root of GNOME Shell 48; a test without it fails.
-fn root() -> PathBuf {
+pub(crate) fn root() -> PathBuf {
     let root = std::env::var_os(ROOT_VARIABLE).map(PathBuf::from);
     match root {
         Some(root) if root.join("usr/bin/gnome-shell").exists() => root,
