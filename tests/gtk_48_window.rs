@@ -6,8 +6,9 @@
 //! the window's accessibility tree as Orca reads it: the banner's notices as AdwBanners, the
 //! profile's choice as an AdwToggleGroup, a notice's explanation (and its fix) in an
 //! AdwAlertDialog. And they work: a toggle switches the daemon's profile, the daemon's
-//! switch moves the toggle, and the alert's Fix mends the EPP lost behind the daemon's back.
-//! Its screenshot is the README's `docs/screenshots/gnome-48-window.png`.
+//! switch moves the toggle, the alert's Fix mends the EPP lost behind the daemon's back, and
+//! a narrow window's breakpoint moves the page switcher to the bottom. Its screenshot is the
+//! README's `docs/screenshots/gnome-48-window.png`.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -227,11 +228,31 @@ fn the_gtk_4_18_window_shows_libadwaita_1_7s_widgets() {
             Err(format!("{alerts} alerts"))
         }
     });
+    // Narrow: the breakpoint takes the page switcher out of the header, which shows the
+    // window's title, and reveals the bottom bar's, under the pages.
+    assert_eq!(switcher_place(&gui, &session), "header");
+    let width = gui.resize(360, 700);
+    assert_eq!(width, 360, "some content is wider than 360 px");
+    assert_eq!(switcher_place(&gui, &session), "bottom");
     assert!(
         !gui.log().contains("CRITICAL"),
         "GTK complained:\n{}",
         gui.log()
     );
+}
+
+/// Where the page switcher is: "header" (above the pages' scroll pane) or "bottom" (under
+/// it, the header showing the window's title instead); only one shows.
+fn switcher_place(gui: &Gui, session: &pacer_testrig::SystemBus) -> &'static str {
+    let nodes = tree(gui, session);
+    let at = |role: &str| nodes.iter().position(|n| n.role == role);
+    let switchers = nodes.iter().filter(|n| n.role == "page tab list").count();
+    let title = nodes.iter().any(|n| n.role == "label" && n.name == "Pacer");
+    match (switchers, at("page tab list"), at("scroll pane"), title) {
+        (1, Some(tabs), Some(pages), false) if tabs < pages => "header",
+        (1, Some(tabs), Some(pages), true) if tabs > pages => "bottom",
+        _ => panic!("{switchers} page switchers, title shown: {title}: {nodes:#?}"),
+    }
 }
 
 /// The nodes under the node at `index` of `nodes` (a tree in walking order).
