@@ -59,12 +59,19 @@ struct Options {
 
 /// With `GSK_RENDERER=cairo` (software rendering, as on a virtual display) nothing uses GL,
 /// yet GDK 4.8 sets GL up when it opens the display, loading the GL driver (Mesa's llvmpipe:
-/// about 45 MB resident) and slowing the start. Tell it not to, unless GDK_DEBUG is set
-/// already. Called first thing in `main`, while the process has a single thread.
+/// about 45 MB resident) and slowing the start. Tell it not to, unless told otherwise
+/// already: with GDK_DEBUG=gl-disable up to GTK 4.14, with GDK_DISABLE=gl from 4.16 on
+/// (which no longer knows the former, and says so). Called first thing in `main`, while the
+/// process has a single thread.
 fn skip_gl_for_the_cairo_renderer() {
     let cairo = std::env::var_os("GSK_RENDERER").is_some_and(|renderer| renderer == "cairo");
-    if cairo && std::env::var_os("GDK_DEBUG").is_none() {
-        std::env::set_var("GDK_DEBUG", "gl-disable");
+    let (variable, value) = if relm4::gtk::minor_version() >= 16 {
+        ("GDK_DISABLE", "gl")
+    } else {
+        ("GDK_DEBUG", "gl-disable")
+    };
+    if cairo && std::env::var_os(variable).is_none() {
+        std::env::set_var(variable, value);
     }
 }
 

@@ -60,18 +60,7 @@ walk(apps[0], "pacer", False)
 /// The controls the walk found on the page shown now: (role, name) of the named, and the
 /// paths of those without a name.
 fn walk(gui: &Gui, session: &SystemBus) -> (Vec<(String, String)>, Vec<String>) {
-    let output = gui
-        .x("/usr/bin/python3")
-        .args(["-c", WALK])
-        .env("DBUS_SESSION_BUS_ADDRESS", session.address())
-        .output()
-        .expect("Debian's python3 runs (the test command installs python3-pyatspi)");
-    let text = String::from_utf8_lossy(&output.stdout).into_owned();
-    assert!(
-        output.status.success(),
-        "the walk failed: {text}{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    let text = common::a11y_script(gui, session, WALK);
     let mut named = Vec::new();
     let mut unnamed = Vec::new();
     for line in text.lines() {
@@ -88,18 +77,7 @@ fn walk(gui: &Gui, session: &SystemBus) -> (Vec<(String, String)>, Vec<String>) 
 #[test]
 #[ignore = "needs a display: build-aux/test.sh --lane gui runs it"]
 fn every_control_and_plot_has_a_name_a_screen_reader_speaks() {
-    // A session bus whose accessibility bus is started the way a desktop's is.
-    let session = SystemBus::start_session_with(
-        |dir| {
-            std::fs::write(
-                dir.join("org.a11y.Bus.service"),
-                "[D-BUS Service]\nName=org.a11y.Bus\nExec=/usr/libexec/at-spi-bus-launcher\n",
-            )
-            .unwrap();
-            vec!["org.a11y.Bus".to_owned()]
-        },
-        &[],
-    );
+    let session = common::a11y_session(&[]);
     let tree = tempfile::tempdir().unwrap();
     let root = tree.path().to_str().unwrap();
     let gui = Gui::start_on(

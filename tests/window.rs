@@ -276,22 +276,7 @@ fn the_epp_mismatch_raises_the_banner() {
     // The History page keeps a watch open: the helper records from here on.
     gui.wait_for_log("history shows: recording started", Duration::from_secs(20));
 
-    let pacerctl = |args: &[&str]| {
-        let output = bus
-            .command(pacer_testrig::workspace_binary("pacerctl"))
-            .args(args)
-            .args(["--sysfs-root", root])
-            .output()
-            .unwrap();
-        assert!(
-            output.status.success(),
-            "pacerctl {args:?}: {}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-    };
-    pacerctl(&["set", "governor", "performance"]);
-    bus.set_profile("performance").unwrap();
-    pacerctl(&["set", "governor", "powersave"]);
+    laptop.lose_the_epp();
 
     gui.wait_for_log("banner shows EppMismatch", Duration::from_secs(15));
     // Why: the kernel restored the EPP after Pacer's governor write for pacerctl.
@@ -330,11 +315,7 @@ fn the_epp_mismatch_raises_the_banner() {
     // daemon writes the EPP again.
     gui.key("alt+f");
     gui.wait_for_log("banner clears EppMismatch", Duration::from_secs(15));
-    let epp = laptop.file("sys/devices/system/cpu/cpufreq/policy0/energy_performance_preference");
-    assert_eq!(
-        std::fs::read_to_string(epp).unwrap().trim_end(),
-        "performance"
-    );
+    assert_eq!(laptop.epp(), "performance");
     assert_eq!(bus.profile().unwrap(), "performance");
 
     // The live plot marks each change where it happened; the readout on a mark says what

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 //! The overview page: the live frequency plot, the power profile as a switcher bound to the
 //! profile daemon, and the processor's driver, boost and Energy Aware Scheduling.
-//! What it shows in words is worked out in `view`, the profile's buttons and notes are
-//! factories (`profile`), its unit tests are in `tests`.
+//! What it shows in words is worked out in `view`; the profile's choice is a row of toggle
+//! buttons (`toggle_buttons`), or an AdwToggleGroup in the gnome_48 build (`toggle_group`);
+//! its notes are a factory (`profile`); its unit tests are in `tests`.
 
 use std::sync::Arc;
 
@@ -20,9 +21,13 @@ use crate::widgets::a11y::labelled;
 use crate::widgets::plot::{FrequencyPlot, Shown, TypeSummary};
 
 mod profile;
+#[cfg_attr(feature = "gnome_48", path = "overview/toggle_group.rs")]
+#[cfg_attr(not(feature = "gnome_48"), path = "overview/toggle_buttons.rs")]
+mod profile_choice;
 mod view;
 
-use self::profile::{NoteRow, ProfileButton, ProfileButtonMsg};
+use self::profile::NoteRow;
+use self::profile_choice::ProfileChoice;
 use self::view::{driver_view, eas_view, plot_description, summary_lines, ProfileView};
 
 /// The "Each CPU" toggle in the plot's header: each CPU's own line instead of the bands.
@@ -58,7 +63,7 @@ fn each_cpu_toggle(group: &adw::PreferencesGroup, plot: &FrequencyPlot) {
 pub struct OverviewPage {
     /// The profiles, who serves them and the notes, as last shown.
     profile: Option<ProfileView>,
-    profile_buttons: FactoryVecDeque<ProfileButton>,
+    profile_choice: ProfileChoice,
     notes: FactoryVecDeque<NoteRow>,
     /// The driver and its mode, in words.
     driver: String,
@@ -166,9 +171,7 @@ impl SimpleComponent for OverviewPage {
                     #[watch]
                     set_visible: model.profile.as_ref().is_some_and(|p| !p.choices.is_empty()),
                     #[local_ref]
-                    profile_buttons -> gtk::Box {
-                        add_css_class: "linked",
-                        set_homogeneous: true,
+                    profile_choice -> gtk::Widget {
                         set_margin_all: 12,
                     },
                 },
@@ -267,9 +270,7 @@ impl SimpleComponent for OverviewPage {
     ) -> ComponentParts<Self> {
         let model = OverviewPage {
             profile: None,
-            profile_buttons: FactoryVecDeque::builder()
-                .launch(gtk::Box::new(gtk::Orientation::Horizontal, 0))
-                .forward(sender.input_sender(), OverviewMsg::ProfileChosen),
+            profile_choice: ProfileChoice::new(sender.input_sender(), OverviewMsg::ProfileChosen),
             notes: FactoryVecDeque::builder()
                 .launch(gtk::ListBox::new())
                 .detach(),
@@ -284,7 +285,7 @@ impl SimpleComponent for OverviewPage {
             editable: false,
         };
         let profile_detail: &gtk::Expander = &labelled(&gettext("Details"));
-        let profile_buttons = model.profile_buttons.widget();
+        let profile_choice = model.profile_choice.widget();
         let notes = model.notes.widget();
         let mode_choice: &gtk::DropDown = &labelled(&gettext("Driver mode"));
         let boost: &gtk::Switch = &labelled(&gettext("Turbo boost"));
@@ -355,24 +356,7 @@ impl OverviewPage {
         if self.profile.as_ref() == Some(&view) {
             return;
         }
-        let same_choices = self.profile.as_ref().is_some_and(|old| {
-            old.choices
-                .iter()
-                .map(|c| &c.0)
-                .eq(view.choices.iter().map(|c| &c.0))
-        });
-        if same_choices {
-            for (index, (_, active)) in view.choices.iter().enumerate() {
-                self.profile_buttons
-                    .send(index, ProfileButtonMsg::Active(*active));
-            }
-        } else {
-            let mut buttons = self.profile_buttons.guard();
-            buttons.clear();
-            for choice in &view.choices {
-                buttons.push_back(choice.clone());
-            }
-        }
+        self.profile_choice.show(&view.choices);
         let mut notes = self.notes.guard();
         notes.clear();
         for note in &view.notes {

@@ -2,7 +2,8 @@
 //! The banner at the top of the window: what is wrong (the findings, most severe first, each
 //! with its explanation on demand and a button for its fix), and what the window cannot do
 //! (no helper: read-only; a simulated machine; no CPU frequency control here). Which notices
-//! show is decided in `notices`; each is a row of a factory (`row`).
+//! show is decided in `notices`; each is a row of a factory (`row`): a strip of Pacer's own,
+//! as libadwaita 1.2 has no banner, or an AdwBanner in the gnome_48 build (`adw_banner`).
 
 use relm4::factory::FactoryVecDeque;
 use relm4::gtk;
@@ -12,11 +13,19 @@ use relm4::prelude::*;
 use gtk::prelude::*;
 
 mod notices;
+#[cfg_attr(feature = "gnome_48", path = "banner/adw_banner.rs")]
 mod row;
 
 pub use crate::words::banner::Simulated;
 pub use notices::{notices, BannerFacts, Notice, NoticeAction};
-use row::NoticeRow;
+
+/// A notice, and whether it is the first (the most severe: Alt+W explains it): a row of the
+/// banner, which `row` makes.
+#[derive(Debug)]
+pub struct NoticeRow {
+    notice: Notice,
+    first: bool,
+}
 
 #[derive(Debug)]
 pub struct Banner {

@@ -5,8 +5,8 @@
 //! what the pages ask between them. By concern, in the files beside this one: the pages
 //! (`pages`), what it shows of the machine as it changes (`live`), the changes it carries
 //! out (`changes`), what reaches it from the tray and the session bus (`outside`), its
-//! menu (`menu`), its toasts (`toast`) and its frame (`chrome`); what reaches it, as
-//! messages (`messages`).
+//! menu (`menu`), its toasts (`toast`), its view switcher (`switcher`) and its frame
+//! (`chrome`); what reaches it, as messages (`messages`).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -42,11 +42,13 @@ mod menu;
 mod messages;
 mod outside;
 mod pages;
+mod switcher;
 mod toast;
 
 use chrome::{add_shortcuts, follow_the_frame};
 pub use messages::{WindowCmd, WindowMsg};
 use pages::Pages;
+use switcher::add_switchers;
 
 /// Sixty seconds of history at the fastest rate offered.
 const HISTORY_SECONDS: u32 = 60;
@@ -113,14 +115,7 @@ impl Component for Window {
                 set_orientation: gtk::Orientation::Vertical,
 
                 #[name = "header"]
-                adw::HeaderBar {
-                    #[wrap(Some)]
-                    #[name = "switcher_title"]
-                    set_title_widget = &adw::ViewSwitcherTitle {
-                        set_stack: Some(&stack),
-                        set_title: &gettext("Pacer"),
-                    },
-                },
+                adw::HeaderBar {},
 
                 #[local_ref]
                 banner_widget -> gtk::Box {},
@@ -209,12 +204,7 @@ impl Component for Window {
                 .bind(settings::LAST_PAGE, &model.stack, "visible-child-name")
                 .build();
         }
-        // Narrow windows: the switcher moves from the header bar to the bottom.
-        widgets
-            .switcher_title
-            .bind_property("title-visible", &widgets.switcher_bar, "reveal")
-            .sync_create()
-            .build();
+        add_switchers(&root, &widgets.header, &widgets.switcher_bar, &model.stack);
         let input = sender.input_sender().clone();
         add_shortcuts(&root, &model.stack, move || input.emit(WindowMsg::Measure));
         model.add_menu(&widgets.header, &sender);

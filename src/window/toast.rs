@@ -5,9 +5,8 @@ use pacer_core::i18n::gettext;
 use relm4::adw;
 use relm4::gtk::glib;
 
-use adw::prelude::*;
-
 use super::Window;
+use crate::widgets::alert::{self, Answer};
 use crate::words::said::Said;
 
 impl Window {
@@ -23,9 +22,12 @@ impl Window {
             toast.set_button_label(Some(&gettext("Details")));
             let (text, detail, window) = (said.text.clone(), detail.clone(), root.clone());
             toast.connect_button_clicked(move |_| {
-                let dialog = adw::MessageDialog::new(Some(&window), Some(&text), Some(&detail));
-                dialog.add_response("close", &gettext("Close"));
-                dialog.present();
+                let close = Answer {
+                    id: alert::CLOSE,
+                    label: gettext("Close"),
+                    suggested: false,
+                };
+                alert::ask(&window, &text, &detail, &[close], |_| {});
             });
         }
         self.toasts.add_toast(toast);

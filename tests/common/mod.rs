@@ -51,6 +51,17 @@ impl Gui {
 
     /// The same on the session bus at `session_bus` when given.
     pub fn start_on(args: &[&str], system_bus: Option<&str>, session_bus: Option<&str>) -> Gui {
+        Gui::start_program(&[PACER.into()], args, system_bus, session_bus)
+    }
+
+    /// The same with the Pacer that `program` starts (a command line, the arguments after
+    /// it): one that runs its GTK 4.18 build in Debian 13's root, say.
+    pub fn start_program(
+        program: &[std::ffi::OsString],
+        args: &[&str],
+        system_bus: Option<&str>,
+        session_bus: Option<&str>,
+    ) -> Gui {
         let dir = tempfile::tempdir().unwrap();
         // The display, its cookie and Pacer's pid are written out before Pacer starts.
         let script = r#"
@@ -64,7 +75,8 @@ impl Gui {
             None => command.args(["dbus-run-session", "--"]),
         };
         command
-            .args(["sh", "-c", script, "sh", PACER])
+            .args(["sh", "-c", script, "sh"])
+            .args(program)
             .args(args)
             .env("OUT", dir.path())
             .envs(PACER_ENV)
@@ -270,6 +282,70 @@ impl Laptop {
     pub fn file(&self, path: &str) -> PathBuf {
         self.tree.path().join(path)
     }
+
+    /// The EPP policy 0 reads now.
+    pub fn epp(&self) -> String {
+        let file =
+            self.file("sys/devices/system/cpu/cpufreq/policy0/energy_performance_preference");
+        std::fs::read_to_string(file).unwrap().trim_end().to_owned()
+    }
+
+    /// The three steps of `docs/kernel.md` 2.4 (the EPP lost behind the daemon's back): the
+    /// governor to performance through the helper (intel_pstate saves the EPP), the profile
+    /// to performance through the daemon (it writes EPP performance, which the kernel refuses
+    /// under that governor, or which it holds anyway), then the governor back to powersave
+    /// (intel_pstate restores the saved EPP behind the daemon's back): the profile says
+    /// performance, the EPP says otherwise.
+    pub fn lose_the_epp(&self) {
+        self.pacerctl(&["set", "governor", "performance"]);
+        self.bus.set_profile("performance").unwrap();
+        self.pacerctl(&["set", "governor", "powersave"]);
+    }
+
+    /// `pacerctl` with `args` on this laptop's tree and bus; it must succeed.
+    pub fn pacerctl(&self, args: &[&str]) {
+        let mut pacerctl = self
+            .bus
+            .command(pacer_testrig::workspace_binary("pacerctl"));
+        let ran = pacerctl.args(args).arg("--sysfs-root").arg(self.root());
+        let output = ran.output().unwrap();
+        let said = String::from_utf8_lossy(&output.stderr);
+        assert!(output.status.success(), "pacerctl {args:?}: {said}");
+    }
+}
+
+/// A session bus whose accessibility bus is started the way a desktop's is, with `env` for
+/// what it starts.
+pub fn a11y_session(env: &[(&str, &str)]) -> pacer_testrig::SystemBus {
+    pacer_testrig::SystemBus::start_session_with(
+        |dir| {
+            std::fs::write(
+                dir.join("org.a11y.Bus.service"),
+                "[D-BUS Service]\nName=org.a11y.Bus\nExec=/usr/libexec/at-spi-bus-launcher\n",
+            )
+            .unwrap();
+            vec!["org.a11y.Bus".to_owned()]
+        },
+        env,
+    )
+}
+
+/// What `script` (Python, with Debian's pyatspi) prints, run on the display of `gui` against
+/// the accessibility bus of `session`; a failed script fails the test.
+pub fn a11y_script(gui: &Gui, session: &pacer_testrig::SystemBus, script: &str) -> String {
+    let output = gui
+        .x("/usr/bin/python3")
+        .args(["-c", script])
+        .env("DBUS_SESSION_BUS_ADDRESS", session.address())
+        .output()
+        .expect("Debian's python3 runs (the test command installs python3-pyatspi)");
+    let text = String::from_utf8_lossy(&output.stdout).into_owned();
+    assert!(
+        output.status.success(),
+        "the script failed: {text}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    text
 }
 
 /// Waits up to `limit` for `check` to hold, saying what was last seen otherwise.

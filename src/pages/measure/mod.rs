@@ -10,6 +10,7 @@ mod choose;
 mod export;
 mod live;
 mod run;
+mod save_as;
 mod state;
 mod summary;
 mod table;
@@ -213,7 +214,7 @@ impl SimpleComponent for MeasurePage {
                     set_visible: model.state.shown_entry().is_some() && !model.state.running(),
 
                     #[local_ref]
-                    table -> adw::Squeezer {},
+                    table -> gtk::Widget {},
                 },
                 gtk::Frame {
                     add_css_class: "view",
@@ -381,29 +382,11 @@ impl MeasurePage {
         if self.state.shown_entry().is_none() {
             return;
         }
-        let window = self
-            .table
-            .widget()
-            .root()
-            .and_then(|root| root.downcast::<gtk::Window>().ok());
-        let dialog = gtk::FileChooserNative::new(
-            Some(&gettext("Export Result")),
-            window.as_ref(),
-            gtk::FileChooserAction::Save,
-            Some(&gettext("Export")),
-            Some(&gettext("Cancel")),
-        );
-        dialog.set_current_name(&format!("pacer-ramp-up.{}", format.extension()));
         let input = sender.input_sender().clone();
-        dialog.connect_response(move |dialog, response| {
-            if response == gtk::ResponseType::Accept {
-                if let Some(path) = dialog.file().and_then(|file| file.path()) {
-                    input.emit(MeasureMsg::ExportTo(format, path));
-                }
-            }
-            dialog.destroy();
+        let name = format!("pacer-ramp-up.{}", format.extension());
+        save_as::ask_where(self.table.widget(), &name, move |path| {
+            input.emit(MeasureMsg::ExportTo(format, path));
         });
-        dialog.show();
     }
 }
 

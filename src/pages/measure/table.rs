@@ -147,6 +147,12 @@ pub fn best_columns(row: &TableRow, headings: &[ColumnHeading]) -> Vec<usize> {
 /// The result's table in two forms, the first that fits shown: side by side (each CPU
 /// once over its settings' columns), and stacked for narrow windows (each CPU's figures
 /// under its name, the spread beneath each mean).
+///
+/// AdwSqueezer picks the form: it is deprecated from libadwaita 1.4 (the gnome_48 build),
+/// and what replaces it there, a breakpoint, decides on a width fixed beforehand, where the
+/// side-by-side form's width depends on the result (how many settings, how many core
+/// types). It stays until the table measures its forms itself.
+#[allow(deprecated)]
 #[derive(Debug, Clone)]
 pub struct ResultTable {
     squeezer: adw::Squeezer,
@@ -154,6 +160,7 @@ pub struct ResultTable {
     stacked: gtk::Box,
 }
 
+#[allow(deprecated)]
 impl ResultTable {
     pub fn new() -> ResultTable {
         let wide = gtk::Grid::builder()
@@ -192,8 +199,8 @@ impl ResultTable {
         }
     }
 
-    pub fn widget(&self) -> &adw::Squeezer {
-        &self.squeezer
+    pub fn widget(&self) -> &gtk::Widget {
+        self.squeezer.upcast_ref()
     }
 
     /// Shows the table of `outcome`, or nothing.

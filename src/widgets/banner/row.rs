@@ -10,15 +10,9 @@ use relm4::gtk;
 use gtk::prelude::*;
 
 use super::notices::{Notice, NoticeAction};
+use super::NoticeRow;
 use crate::widgets::a11y::labelled;
 use crate::widgets::icons;
-
-/// A notice, and whether it is the first (the most severe: Alt+W explains it).
-#[derive(Debug)]
-pub struct NoticeRow {
-    notice: Notice,
-    first: bool,
-}
 
 #[relm4::factory(pub)]
 impl FactoryComponent for NoticeRow {

@@ -19,6 +19,7 @@ use crate::desktop::{add_unset, private_home, x_server};
 use crate::{Service, SystemBus};
 
 mod which;
+pub(crate) use which::in_root;
 pub use which::Shell;
 
 /// The probe's uuid, always enabled.

@@ -8,6 +8,7 @@
 //! monitor, while Pacer stays on the test's X server (the checks read and drive the shell
 //! from inside, through the probe extension).
 
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -118,34 +119,16 @@ impl Shell {
                 command
             }
             Some(variable) => {
-                let root = root(self, variable);
-                assert!(
-                    std::env::temp_dir() == Path::new("/tmp"),
-                    "a GNOME Shell in a root sees this machine's /tmp only: run the tests \
-                     without TMPDIR"
-                );
                 // Pacer names its tray icons' folder in the checkout (data/icons): the shell
                 // finds it at the same path.
                 let checkout = Path::new(env!("CARGO_MANIFEST_DIR"))
                     .join("../..")
                     .canonicalize()
                     .expect("the checkout");
-                let (layers, merged) = (dir.join("root-layers"), dir.join("root"));
-                for folder in [&layers, &merged] {
-                    std::fs::create_dir_all(folder).expect("a folder for the root");
-                }
-                let mut command = Command::new("unshare");
+                let line = in_root(&root(self, variable), &checkout, dir);
+                let mut command = Command::new(&line[0]);
                 command
-                    .args([
-                        "--mount",
-                        "--propagation",
-                        "private",
-                        "sh",
-                        "-euc",
-                        ROOT_SHELL,
-                    ])
-                    .arg("sh")
-                    .args([&root, &layers, &merged, &checkout])
+                    .args(&line[1..])
                     .arg(program)
                     .args(args)
                     .env_clear()
@@ -156,6 +139,32 @@ impl Shell {
             }
         }
     }
+
+    /// The root it runs in, for a shell that runs in one; a test without it fails.
+    pub(crate) fn root(self) -> Option<PathBuf> {
+        self.root_variable().map(|variable| root(self, variable))
+    }
+}
+
+/// The command line, without the command, that runs a command chrooted in `root`
+/// (ROOT_SHELL), `bound` read-only at its own path; `dir` holds the mount points, and stays
+/// in use until the command ends.
+pub(crate) fn in_root(root: &Path, bound: &Path, dir: &Path) -> Vec<OsString> {
+    assert!(
+        std::env::temp_dir() == Path::new("/tmp"),
+        "a program in a root sees this machine's /tmp only: run the tests without TMPDIR"
+    );
+    let (layers, merged) = (dir.join("root-layers"), dir.join("root"));
+    for folder in [&layers, &merged] {
+        std::fs::create_dir_all(folder).expect("a folder for the root");
+    }
+    let mut line: Vec<OsString> = ["unshare", "--mount", "--propagation", "private"]
+        .iter()
+        .map(OsString::from)
+        .collect();
+    line.extend(["sh", "-euc", ROOT_SHELL, "sh"].map(OsString::from));
+    line.extend([root, &layers, &merged, bound].map(|path| path.as_os_str().to_owned()));
+    line
 }
 
 /// `sh -c` with ROOT LAYERS MERGED CHECKOUT COMMAND…: runs COMMAND chrooted in ROOT, in the
@@ -163,7 +172,7 @@ impl Shell {
 /// The root is the lower layer of an overlay whose upper layer is a tmpfs: the cached root is
 /// never written, and folders can be made in it to mount on. Inside: /proc, /sys, /dev, this
 /// machine's /tmp (the test's folders, buses and X socket at the same paths) and the checkout
-/// read-only.
+/// read-only. (`crate::root_48` runs Pacer's GTK 4.18 build this way, CHECKOUT its folder.)
 const ROOT_SHELL: &str = r#"
 root=$1 layers=$2 merged=$3 checkout=$4
 shift 4
