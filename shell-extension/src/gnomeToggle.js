@@ -98,13 +98,16 @@ export class GnomePowerToggle {
         }
     }
 
-    // GNOME sets its icon by name, and sets the same name again without telling the icon:
-    // the icon is told to show the name again.
+    // GNOME sets its icon by name, and sets the same name again while the badge shows,
+    // which reaches no icon: the name is set anew, through every binding down to the icon.
     _unbadge() {
         if (!this._badged)
             return;
         this._badged = false;
-        this.toggle.gicon = null;
-        this.toggle.notify('icon-name');
+        const toggle = this.toggle;
+        const name = toggle.icon_name;
+        toggle.gicon = null;
+        toggle.icon_name = null;
+        toggle.icon_name = name;
     }
 }
