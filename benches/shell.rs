@@ -4,8 +4,9 @@
 //! testing's 50 in their roots, as the shell lanes run them) with Pacer's extension enabled
 //! and without it, Pacer running in the background on a simulated laptop (the shell's own
 //! distribution's power-profiles-daemon, pacer-helper and polkit's stand-in) in both, asked to
-//! watch the frequencies (`WatchFrequencies`, as an open menu does): Pacer then announces new
-//! frequencies every second, and the extension redraws what shows them.
+//! watch the frequencies (`WatchFrequencies`, as an open menu does) while the simulated
+//! kernel keeps them moving (`pacerctl simulate run`): Pacer then announces new frequencies
+//! every second, and the extension redraws what shows them.
 //!
 //! Goal: the shell's CPU with the extension within 0.5 % of a core of the shell without it.
 //! How: rounds of one shell with the extension and one without, one after the other (one
@@ -32,6 +33,8 @@ use pacer_testrig::gnome_shell::{
     build_extension, process_cpu_time, GnomeShell, Shell, ShellSetup, APPINDICATOR,
 };
 use pacer_testrig::SystemBus;
+use relm4::gtk::gio;
+use relm4::gtk::prelude::*;
 
 const PACER: &str = env!("CARGO_BIN_EXE_pacer");
 const UUID: &str = "pacer@pacerapp.github.io";
@@ -57,16 +60,23 @@ fn main() -> ExitCode {
     allowed.extend(pacer_testrig::PPD_ACTIONS);
     let tree = pacer_testrig::model_tree("intel-hybrid");
     let state = tempfile::tempdir().expect("a state directory");
+    let mut kernel = Command::new(pacer_testrig::workspace_binary("pacerctl"));
+    kernel
+        .args(["simulate", "run", "intel-hybrid", "--sysfs-root"])
+        .arg(tree.path());
     let _services = [
         bus.polkit(&allowed),
         bus.power_profiles_daemon_of(which, tree.path()),
         bus.pacer_helper(tree.path(), state.path()),
+        // The simulated kernel's frequencies keep moving, as a real machine's do.
+        pacer_testrig::Service::spawn_command("kernel", bus.dir(), &mut kernel),
     ];
     let extension = tempfile::tempdir().expect("a directory for the extension");
     let built = build_extension(which.api(), pacer::app::config::APP_ID, extension.path());
 
     let mut with = Vec::new();
     let mut without = Vec::new();
+    let mut changes_seen = 0;
     for round in 0..ROUNDS {
         for enabled in [true, false] {
             let extension = enabled.then_some(built.as_path());
@@ -78,6 +88,7 @@ fn main() -> ExitCode {
                 which.version(),
                 if enabled { "with" } else { "without" }
             );
+            changes_seen += changes;
             if enabled {
                 with.push(percent);
             } else {
@@ -94,7 +105,12 @@ fn main() -> ExitCode {
     let (with_median, without_median) = (median(&mut with), median(&mut without));
     println!();
     let version = which.version();
-    println!("| GNOME Shell {version}, Pacer's state changing at 1 Hz, {ROUNDS} rounds of {WINDOW:?} | median | runs |");
+    // Pacer samples once a second and announces a change when a core type's median moved.
+    let rate = changes_seen as f64 / (2 * ROUNDS) as f64 / WINDOW.as_secs_f64();
+    println!(
+        "| GNOME Shell {version}, Pacer sampling at 1 Hz ({rate:.2} changes a second), \
+         {ROUNDS} rounds of {WINDOW:?} | median | runs |"
+    );
     println!("|---|---|---|");
     println!("| with Pacer's extension | {with_median:.2} % | {with:.2?} |");
     println!("| without | {without_median:.2} % | {without:.2?} |");
@@ -146,15 +162,9 @@ fn shell_cpu(which: Shell, bus: &SystemBus, root: &Path, extension: Option<&Path
             ),
         );
     }
-    shell
-        .session()
-        .call(
-            pacer::app::config::APP_ID,
-            "/io/github/pacerapp/Pacer",
-            "io.github.pacerapp.Pacer.State1.WatchFrequencies",
-            &["true"],
-        )
-        .expect("Pacer watches the frequencies");
+    // Pacer follows the frequencies for a watcher while it stays on the bus, as the shell
+    // stays: this connection is kept until the round ends.
+    let _watcher = watch_frequencies(shell.session().address());
     let changes = count_changes(shell.session().address());
     sleep(SETTLE);
     let pid = shell.pid();
@@ -171,15 +181,39 @@ fn shell_cpu(which: Shell, bus: &SystemBus, root: &Path, extension: Option<&Path
     (percent, counted)
 }
 
+/// A connection to the session bus at `address` that asked Pacer to follow the frequencies.
+fn watch_frequencies(address: &str) -> gio::DBusConnection {
+    let flags = gio::DBusConnectionFlags::AUTHENTICATION_CLIENT
+        | gio::DBusConnectionFlags::MESSAGE_BUS_CONNECTION;
+    let connection =
+        gio::DBusConnection::for_address_sync(address, flags, None, None::<&gio::Cancellable>)
+            .expect("a connection to the shell's session bus");
+    connection
+        .call_sync(
+            Some(pacer::app::config::APP_ID),
+            "/io/github/pacerapp/Pacer",
+            "io.github.pacerapp.Pacer.State1",
+            "WatchFrequencies",
+            Some(&(true,).to_variant()),
+            None,
+            gio::DBusCallFlags::NONE,
+            -1,
+            None::<&gio::Cancellable>,
+        )
+        .expect("Pacer watches the frequencies");
+    connection
+}
+
 /// Counts Pacer's PropertiesChanged signals on the session bus at `address`, as they come.
 fn count_changes(address: &str) -> Arc<AtomicUsize> {
-    let mut monitor = Command::new("dbus-monitor")
-        .args(["--address", address, "--monitor"])
+    // dbus-monitor writes through stdio, in blocks into a pipe: a line at a time here.
+    let mut monitor = Command::new("stdbuf")
+        .args(["-oL", "dbus-monitor", "--address", address, "--monitor"])
         .arg("type='signal',path='/io/github/pacerapp/Pacer',member='PropertiesChanged'")
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
-        .expect("dbus-monitor (the test command installs it)");
+        .expect("stdbuf and dbus-monitor (the test command installs them)");
     let count = Arc::new(AtomicUsize::new(0));
     let counted = Arc::clone(&count);
     let output = monitor.stdout.take().expect("dbus-monitor's output");

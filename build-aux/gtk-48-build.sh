@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Pacer built against GTK 4.18 and libadwaita 1.7 (its `gnome_48` feature), for the shell-48
 # lane of build-aux/test.sh: Debian 12 has GTK 4.8, so the build runs in the Debian 13 root
-# ROOT that build-aux/shell-48-root.sh lays out, with the packages a build needs on top. Then
-# clippy, -D warnings, for that feature, in the same root. Prints the program's path.
+# ROOT that build-aux/shell-root.sh 48 lays out, with the packages a build needs on top. Then
+# clippy, -D warnings, for that feature, in the same root, and a check that meson, its
+# gnome-widgets option left at auto, builds that feature there. Prints the program's path.
 #
 #   build-aux/gtk-48-build.sh ROOT        (as root: the overlay mounts and chroot need it)
 #
@@ -24,13 +25,14 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source build-aux/common.sh
 
 # gcc and libc6-dev link; pkg-config finds GTK and libadwaita (-dev: their .pc files, and
-# glib-compile-resources for build.rs).
-PACKAGES=(gcc libc6-dev pkg-config libgtk-4-dev libadwaita-1-dev)
+# glib-compile-resources for build.rs). meson and gettext (its i18n module) to check that
+# the project's meson build picks these widgets by itself here (its gnome-widgets option).
+PACKAGES=(gcc libc6-dev pkg-config libgtk-4-dev libadwaita-1-dev meson gettext)
 # Bump when the way the layer is made changes beyond ROOT and the packages.
 LAYOUT=1
 FEATURE=gnome_48
 
-root=${1:?usage: build-aux/gtk-48-build.sh ROOT (the root build-aux/shell-48-root.sh prints)}
+root=${1:?usage: build-aux/gtk-48-build.sh ROOT (the root build-aux/shell-root.sh 48 prints)}
 root=$(cd "$root" && pwd -P)
 if [ "$(id -u)" -ne 0 ]; then
   pacer_say "gtk-48: the build's root is an overlay mount and a chroot: run it as root"
@@ -143,6 +145,13 @@ in_namespace "$MOUNT_ROOT"'
   }
   in_root cargo build --offline --locked -p pacer --features "$feature"
   in_root cargo clippy --offline --locked -p pacer --features "$feature" --all-targets -- -D warnings
+  # What a distribution building on GTK 4.18 gets from meson, its option left at auto.
+  in_root meson setup /tmp/pacer-meson -Dhelper=false -Dshell-extension=false > /dev/null
+  if ! in_root grep -q -e "--features pacer/$feature" /tmp/pacer-meson/build.ninja; then
+    echo "meson setup did not pick the $feature build over GTK 4.18" >&2
+    exit 1
+  fi
 '  "$scratch" "$layer" "$root" "$checkout" "$target" "$toolchain" "$FEATURE" >&2
-pacer_say "gtk-48: built and linted with --features $FEATURE in $(($(date +%s) - started)) s"
+pacer_say "gtk-48: built and linted with --features $FEATURE in $(($(date +%s) - started)) s;" \
+  "meson picks it by itself"
 echo "$target/debug/pacer"
