@@ -66,7 +66,7 @@ fn main() -> ExitCode {
         .arg(tree.path());
     let _services = [
         bus.polkit(&allowed),
-        bus.power_profiles_daemon_of(which, tree.path()),
+        which.profile_daemon(&bus, tree.path()),
         bus.pacer_helper(tree.path(), state.path()),
         // The simulated kernel's frequencies keep moving, as a real machine's do.
         pacer_testrig::Service::spawn_command("kernel", bus.dir(), &mut kernel),

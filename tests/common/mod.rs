@@ -257,7 +257,7 @@ impl Laptop {
         let tree = pacer_testrig::model_tree(model);
         let state = tempfile::tempdir().unwrap();
         let polkit = bus.polkit(&allowed);
-        let profile_daemon = bus.power_profiles_daemon_of(shell, tree.path());
+        let profile_daemon = shell.profile_daemon(&bus, tree.path());
         let helper = bus.pacer_helper(tree.path(), state.path());
         Laptop {
             profile_daemon,

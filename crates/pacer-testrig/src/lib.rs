@@ -319,23 +319,13 @@ impl SystemBus {
 
     /// Debian's power-profiles-daemon, reading and writing the tree under `testbed`.
     pub fn power_profiles_daemon(&self, testbed: &Path) -> Service {
-        self.power_profiles_daemon_of(gnome_shell::Shell::Host43, testbed)
+        self.start_profile_daemon(self.command(ppd_binary()), testbed)
     }
 
-    /// The power-profiles-daemon of `shell`'s distribution (`Shell::has_own_profile_daemon`),
-    /// reading and writing the tree under `testbed`: this machine's for 43, else the one in
-    /// the shell's root, run there as the shell is.
-    pub fn power_profiles_daemon_of(&self, shell: gnome_shell::Shell, testbed: &Path) -> Service {
-        let testbed = testbed.to_str().expect("a UTF-8 path");
-        let mut command = if shell.has_own_profile_daemon() {
-            let env = [("DBUS_SYSTEM_BUS_ADDRESS", self.address.as_str())]
-                .map(|(name, value)| (name.to_owned(), value.to_owned()));
-            let dir = self.dir.path().join("profile-daemon-root");
-            let daemon = "/usr/libexec/power-profiles-daemon";
-            shell.command(daemon, &[], &env, &dir)
-        } else {
-            self.command(ppd_binary())
-        };
+    /// Starts a power-profiles-daemon by `command` (this machine's, or one a shell's root
+    /// holds: `gnome_shell::Shell::profile_daemon`), reading and writing the tree under
+    /// `testbed`, and waits until it answers.
+    pub fn start_profile_daemon(&self, mut command: Command, testbed: &Path) -> Service {
         let service = Service::spawn_command(
             "power-profiles-daemon",
             self.dir.path(),

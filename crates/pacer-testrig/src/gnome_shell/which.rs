@@ -12,6 +12,8 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use crate::{Service, SystemBus};
+
 /// A GNOME Shell the tests can run.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Shell {
@@ -48,6 +50,20 @@ impl Shell {
     /// toggle without it.
     pub fn has_own_profile_daemon(self) -> bool {
         self.root_variable().is_some()
+    }
+
+    /// The power-profiles-daemon of its distribution (`has_own_profile_daemon`) on `bus`,
+    /// reading and writing the tree under `testbed`: this machine's for 43, else the one in
+    /// the shell's root, run there as the shell is.
+    pub fn profile_daemon(self, bus: &SystemBus, testbed: &Path) -> Service {
+        if !self.has_own_profile_daemon() {
+            return bus.power_profiles_daemon(testbed);
+        }
+        let env = [("DBUS_SYSTEM_BUS_ADDRESS", bus.address())]
+            .map(|(name, value)| (name.to_owned(), value.to_owned()));
+        let dir = bus.dir().join("profile-daemon-root");
+        let daemon = "/usr/libexec/power-profiles-daemon";
+        bus.start_profile_daemon(self.command(daemon, &[], &env, &dir), testbed)
     }
 
     /// Whether it runs headless, as a Wayland compositor: 50 has no X11 session.
