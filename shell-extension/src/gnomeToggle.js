@@ -37,6 +37,8 @@ export class GnomePowerToggle {
         this._shell = shell;
         this.toggle = toggle;
         this._warning = null;
+        // What the extension last put on the toggle (`show`), empty for nothing.
+        this._shown = '';
         // Whether the icon shows Pacer's warning badge.
         this._badged = false;
         // 43's toggles have no subtitle: the warning gets a line of its own.
@@ -77,6 +79,13 @@ export class GnomePowerToggle {
      * @param {object} warningIcon the Gio.Icon of the profile with the warning badge
      */
     show(view, warningIcon) {
+        // Pacer's state changes every second while its frequencies are watched; GNOME's
+        // toggle is redrawn only when what the extension puts on it changes (GNOME's _sync
+        // also writes a setting each time).
+        const shown = view.warning ? `${view.warningBrief}|${view.iconName}` : '';
+        if (shown === this._shown)
+            return;
+        this._shown = shown;
         this._warning = view.warning ? {brief: view.warningBrief, icon: warningIcon} : null;
         this.toggle._sync();
     }
