@@ -40,16 +40,13 @@ pacer_package_failed() {
 
 # pacer_package_source DIR : DIR becomes Pacer's source tree, with the crates vendored in
 # DIR/cargo-vendor and DIR/.cargo/config.toml telling cargo to use them and nothing else.
-# The project's files are dated now (tar --touch): cargo decides by date whether Pacer's own
-# crates changed, and the build folder and cargo's target directory are shared by every
-# checkout (pacer_package_build_dir), so files dated by their clone could be taken for older
-# than a build of another checkout's. The vendored crates keep their published dates, which
-# do not change with their contents' version.
+# The project's files are dated by their contents (pacer_package_date_by_content).
 pacer_package_source() {
   local dir=$1
   rm -rf "$dir"
   mkdir -p "$dir"
   pacer_project_files | tar --null --files-from=- -cf - | tar -C "$dir" --touch -xf -
+  pacer_package_date_by_content "$dir"
   cargo vendor --quiet --locked --versioned-dirs --manifest-path "$dir/Cargo.toml" \
     "$dir/cargo-vendor" > /dev/null
   mkdir -p "$dir/.cargo"
@@ -64,6 +61,46 @@ directory = "cargo-vendor"
 [net]
 offline = true
 CONFIG
+}
+
+# pacer_package_date_by_content DIR : gives each file of the source tree DIR the date it had
+# in the last tree made with the same contents at the same path, and the date of now to the
+# others, from the ledger PACKAGE_CACHE/source-dates.json. Cargo decides by date whether Pacer's
+# own crates changed, and the build folder and cargo's target directory are shared by every
+# kind and checkout (pacer_package_build_dir): dated by their clone, files could be taken for
+# older than a build of another checkout's; dated now, every build compiled Pacer's crates
+# again (over 3 minutes for each kind). The vendored crates keep their published dates, which
+# do not change with their contents' version.
+pacer_package_date_by_content() {
+  [ "${PACER_PACKAGE_CACHE:-1}" != 0 ] || return 0
+  python3 - "$1" "$PACKAGE_CACHE/source-dates.json" << 'PYTHON'
+import hashlib, json, os, sys
+
+tree, ledger_path = sys.argv[1:]
+try:
+    with open(ledger_path) as ledger_file:
+        ledger = json.load(ledger_file)
+except (OSError, ValueError):
+    ledger = {}
+dated = {}
+for folder, _, names in os.walk(tree):
+    for name in names:
+        path = os.path.join(folder, name)
+        if os.path.islink(path):
+            continue
+        with open(path, "rb") as source:
+            digest = hashlib.sha256(source.read()).hexdigest()
+        relative = os.path.relpath(path, tree)
+        known = ledger.get(relative)
+        if known and known[0] == digest:
+            os.utime(path, ns=(known[1], known[1]))
+            dated[relative] = known
+        else:
+            dated[relative] = [digest, os.stat(path).st_mtime_ns]
+with open(ledger_path + ".new", "w") as ledger_file:
+    json.dump(dated, ledger_file)
+os.replace(ledger_path + ".new", ledger_path)
+PYTHON
 }
 
 # pacer_package_build_dir : prints the folder where every kind of package makes its offline
