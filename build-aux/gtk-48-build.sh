@@ -16,10 +16,6 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source build-aux/common.sh
 source build-aux/root-build.sh
 
-# gcc and libc6-dev link; pkg-config finds GTK and libadwaita (-dev: their .pc files, and
-# glib-compile-resources for build.rs). meson and gettext (its i18n module) to check that
-# the project's meson build picks these widgets by itself here (its gnome-widgets option).
-PACKAGES=(gcc libc6-dev pkg-config libgtk-4-dev libadwaita-1-dev meson gettext)
 FEATURE=gnome_48
 
 root=${1:?usage: build-aux/gtk-48-build.sh ROOT (the root build-aux/shell-root.sh 48 prints)}
@@ -31,7 +27,7 @@ fi
 [ -x "$root/usr/bin/apt-get" ] || { pacer_say "gtk-48: $root is not a Debian root"; exit 1; }
 pacer_ensure_rust
 
-layer=$(pacer_root_layer gtk-48-dev "$root" "${PACKAGES[@]}")
+layer=$(pacer_root_layer gtk-48-dev "$root" "${PACER_ROOT_BUILD_PACKAGES[@]}")
 target=$(pacer_root_target gtk-48-target "$layer")
 started=$(date +%s)
 # shellcheck disable=SC2016 # expanded by pacer_root_run's sh

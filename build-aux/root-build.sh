@@ -10,6 +10,11 @@
 # that what is built there is where it was built), this machine's rustup toolchain and crates
 # read-only, and nothing from the network (`--offline --locked`).
 
+# What a build of the window needs in a root: gcc and libc6-dev link; pkg-config finds GTK
+# and libadwaita (-dev: their .pc files, and glib-compile-resources for build.rs); meson and
+# gettext (its i18n module) build the project as distributions and the Flatpak do.
+PACER_ROOT_BUILD_PACKAGES=(gcc libc6-dev pkg-config libgtk-4-dev libadwaita-1-dev meson gettext)
+
 # pacer_in_namespace SCRIPT ARGS… : the sh SCRIPT runs in a mount namespace of its own, so
 # that what it mounts goes with it however it ends, and never lies under a folder rm removes.
 pacer_in_namespace() {
