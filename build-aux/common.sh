@@ -14,8 +14,8 @@ PACER_BUILD_PACKAGES=(build-essential pkg-config libgtk-4-dev libadwaita-1-dev l
 # to drive the window and take its screenshots, desktop-file-validate for the desktop files,
 # and a real StatusNotifierWatcher for the tray, and Xfce's panel (with xfconf, its settings
 # store) as a real StatusNotifier host that draws the tray item; for the meson install
-# check, appstreamcli for the metainfo and polkitd's ITS rules, with which gettext's msgfmt
-# translates the polkit policy; flatpak-builder and python3-jsonschema for the Flatpak manifest; systemd-nspawn,
+# check, appstreamcli for the metainfo and polkitd's DTD, against which the helper's data
+# tests check the polkit policy; flatpak-builder and python3-jsonschema for the Flatpak manifest; systemd-nspawn,
 # debootstrap and zstd for the system test (build-aux/system-test.sh: a booted Debian 12);
 # flatpak, bubblewrap and xdg-dbus-proxy for the Flatpak test (build-aux/flatpak-test.sh: the
 # app in a real sandbox; it unpacks dunst, a notification server, for itself);

@@ -21,7 +21,7 @@ RPM_TOP=$RPM_WORK/rpmbuild
 RPM_LOG=$RPM_WORK/rpmbuild.log
 
 # What the spec's BuildRequires are on Debian, with rpmbuild itself; the checks of %check.
-pacer_install_packages rpm "${PACER_BUILD_PACKAGES[@]}" gettext polkitd python3 help2man \
+pacer_install_packages rpm "${PACER_BUILD_PACKAGES[@]}" gettext python3 help2man \
   desktop-file-utils appstream libxml2-utils
 
 spec_version=$(sed -n 's/^Version:[[:space:]]*//p' pacer.spec)

@@ -34,7 +34,7 @@ SYSEXT_WORK=$PACKAGE_DIR/sysext
 SYSEXT_IMAGE=$PACKAGE_DIR/pacer.raw
 SYSEXT_LOG=$SYSEXT_WORK/build.log
 
-pacer_install_packages squashfs-tools meson pkg-config gettext polkitd libxml2-utils
+pacer_install_packages squashfs-tools meson pkg-config gettext libxml2-utils
 
 # systemd's name (ConditionArchitecture=) for the architecture cargo builds for here.
 pacer_sysext_architecture() {

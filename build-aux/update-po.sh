@@ -121,10 +121,12 @@ if [ ${#rust_files[@]} -gt 0 ]; then
 fi
 if [ ${#other_files[@]} -gt 0 ]; then
   # Desktop files, the settings schema, metainfo and the polkit policy: xgettext picks the
-  # parser (and the ITS rules) from the file name.
+  # parser (and the ITS rules) from the file name; the polkit policy's rules are the
+  # project's own (po/its/).
   join=()
   [ -f "$fresh" ] && join=(--join-existing)
-  xgettext "${common[@]}" "${join[@]}" --output="$fresh" "${other_files[@]}"
+  GETTEXTDATADIRS=$PWD/po${GETTEXTDATADIRS:+:$GETTEXTDATADIRS} \
+    xgettext "${common[@]}" "${join[@]}" --output="$fresh" "${other_files[@]}"
 fi
 [ -f "$fresh" ] || { echo "update-po: no messages found" >&2; exit 1; }
 
