@@ -52,10 +52,10 @@ contents() {
 build_packages deb
 version=$(dpkg-parsechangelog -l debian/changelog -S Version)
 arch=$(dpkg --print-architecture)
-deb_of() { # deb_of PACKAGE: its .deb in target/package
+deb_of() { # deb_of PACKAGE [DIR]: its .deb in DIR, target/package by default
   local package_arch=$arch
   [ "$1" = gnome-shell-extension-pacer ] && package_arch=all
-  printf '%s/%s_%s_%s.deb\n' "$PACKAGE_DIR" "$1" "$version" "$package_arch"
+  printf '%s/%s_%s_%s.deb\n' "${2:-$PACKAGE_DIR}" "$1" "$version" "$package_arch"
 }
 changes=$PACKAGE_DIR/pacer_${version}_$arch.changes
 for package in "${PACKAGES[@]}"; do
@@ -132,4 +132,87 @@ if [ -n "$shell_versions" ] && grep -qF "$shell_versions" <<< "$extension_depend
   ok "gnome-shell-extension-pacer depends on pacer and on the shells its metadata.json names: $shell_versions"
 else
   bad "gnome-shell-extension-pacer's Depends: $extension_depends (metadata.json: $shell_versions)"
+fi
+
+# ---------------------------------------------------------------- Debian 13
+# The same source built with Debian 13's tools against its libraries (build-aux/package.sh
+# deb-13, in the root build-aux/shell-root.sh 48 lays out), then installed there by apt, as a
+# Debian 13 user installs it.
+build_packages deb-13
+DEB_13=$PACKAGE_DIR/debian-13
+for package in "${PACKAGES[@]}"; do
+  [ -f "$(deb_of "$package" "$DEB_13")" ] || abort "no $(deb_of "$package" "$DEB_13")"
+done
+deb_13_depends=$(dpkg-deb -f "$(deb_of pacer "$DEB_13")" Depends)
+if grep -Eq 'libadwaita-1-0 \(>= 1\.([7-9]|[1-9][0-9])' <<< "$deb_13_depends"; then
+  ok "Debian 13's pacer depends on libadwaita 1.7 or newer: $(grep -Eo 'lib(gtk-4-1|adwaita-1-0) \([^)]*\)' <<< "$deb_13_depends" | paste -sd' ')"
+else
+  bad "Debian 13's pacer does not ask for libadwaita 1.7: $deb_13_depends"
+fi
+# The same files as Debian 12's, but for the systemd units, below /usr (debian/rules says why).
+for package in "${PACKAGES[@]}"; do
+  if difference=$(diff <(expand "build-aux/packages/$package.txt" | sed 's|^lib/systemd/|usr/&|' | sort) \
+    <(contents "$(deb_of "$package" "$DEB_13")")); then
+    ok "Debian 13's $package ships the files of build-aux/packages/$package.txt, units below /usr"
+  else
+    bad "Debian 13's $package's files differ from build-aux/packages/$package.txt (< list, > package):"
+    printf '%s\n' "$difference" | grep '^[<>]' | sed 's/^/#   /'
+  fi
+done
+# The window with GNOME 48's widgets: meson picked them over GTK 4.18 by itself.
+window_13=$(mktemp)
+dpkg-deb --fsys-tarfile "$(deb_of pacer "$DEB_13")" | tar -xOf - ./usr/bin/pacer > "$window_13"
+widgets_48=(adw_banner_get_type adw_alert_dialog_new adw_toggle_group_get_type gtk_file_dialog_save)
+missing=$(for symbol in "${widgets_48[@]}"; do
+  readelf -W --dyn-syms "$window_13" | awk '$7 == "UND" { sub(/@.*/, "", $8); print $8 }' | grep -qx "$symbol" || echo "$symbol"
+done)
+rm -f "$window_13"
+if [ -z "$missing" ]; then
+  ok "Debian 13's /usr/bin/pacer is the GNOME 48 build: it calls ${widgets_48[*]}"
+else
+  bad "Debian 13's /usr/bin/pacer does not call $(echo $missing)"
+fi
+# The extension as ES modules, for the shells from 45 on, Debian 13's 48 among them.
+metadata_13=$(dpkg-deb --fsys-tarfile "$(deb_of gnome-shell-extension-pacer "$DEB_13")" |
+  tar -xOf - ./usr/share/gnome-shell/extensions/pacer@pacerapp.github.io/metadata.json)
+extension_13_depends=$(dpkg-deb -f "$(deb_of gnome-shell-extension-pacer "$DEB_13")" Depends)
+if jq -e '.["shell-version"] | index("48") and (map(tonumber) | min >= 45)' <<< "$metadata_13" > /dev/null &&
+  grep -q 'gnome-shell (>= 45~)' <<< "$extension_13_depends"; then
+  ok "Debian 13's extension is the ES-module one, for $(jq -c '.["shell-version"]' <<< "$metadata_13"): $extension_13_depends"
+else
+  bad "Debian 13's extension: metadata.json $(jq -c '.["shell-version"]' <<< "$metadata_13"), Depends $extension_13_depends"
+fi
+
+# apt installs the three in the Debian 13 root (a throwaway layer over it: the root stays as
+# it is), their dependencies from Debian 13's archive, and what they install runs there.
+source build-aux/root-build.sh
+root_13=$(build-aux/shell-root.sh 48 2> /dev/null) || abort "no Debian 13 root (build-aux/shell-root.sh 48)"
+install_13_log=$DEB_13/install.log
+install_13_lock=$(mktemp -d)
+# shellcheck disable=SC2016 # expanded by pacer_root_run's sh
+pacer_root_run "$root_13" "" "$install_13_lock" '
+  debs=$1
+  in_root apt-get update -q
+  in_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$debs"/*.deb
+  echo "== audit"; in_root dpkg --audit; echo "== end"
+  echo "== installed"; in_root dpkg-query -W -f "\${Package} \${Version}\n" pacer pacer-helper gnome-shell-extension-pacer
+  echo "== shell"; in_root gnome-shell --version
+  echo "== programs"; in_root pacer --version; in_root pacerctl --version
+  echo "== status"; in_root pacerctl --sysfs-root /tmp/machine --simulate intel-hybrid status
+' "$DEB_13" > "$install_13_log" 2>&1
+install_13_status=$?
+rmdir "$install_13_lock"
+section() { sed -n "/^== $1\$/,/^== /{/^== /d;p}" "$install_13_log"; }
+installed_13=$(section installed | paste -sd',' | sed 's/,/, /g')
+if [ "$install_13_status" = 0 ] && [ -z "$(section audit)" ] && [ "$(section installed | wc -l)" = 3 ]; then
+  ok "apt installs the three in Debian 13 ($(section shell)), dependencies from its archive, dpkg --audit clean: $installed_13"
+else
+  tail -n 5 "$install_13_log" | sed 's/^/# /'
+  bad "apt could not install Debian 13's packages in its root (status $install_13_status; log: $install_13_log)"
+fi
+if section programs | grep -qx "pacer ${version%-*}" && section programs | grep -qx "pacerctl ${version%-*}" &&
+  section status | grep -q .; then
+  ok "the installed pacer and pacerctl run on Debian 13; pacerctl status on a simulated machine: $(section status | head -n 1)"
+else
+  bad "the installed programs did not run on Debian 13 (log: $install_13_log)"
 fi

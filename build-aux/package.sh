@@ -6,6 +6,8 @@
 # itself never reaches the network, as a distribution's builders do not.
 #
 #   build-aux/package.sh deb      the Debian packages (dpkg-buildpackage, debian/)
+#   build-aux/package.sh deb-13   the same, built in a Debian 13 root against its libraries,
+#                                 into target/package/debian-13/
 #   build-aux/package.sh sysext   the systemd system extension target/package/pacer.raw
 #   build-aux/package.sh rpm      the RPM packages (rpmbuild -bb, pacer.spec)
 #
@@ -135,13 +137,15 @@ pacer_package_stamp() {
   pacer_project_files | sort -z | xargs -0 -r sha256sum
   rustc -vV
   env | grep '^CARGO_PROFILE_RELEASE_' | sort || true
+  # The Debian 13 root's path names its recipe (build-aux/shell-root.sh).
+  [ "$kind" != deb-13 ] || build-aux/shell-root.sh 48 2> /dev/null
 }
 
 kind=${1:-}
 case "$kind" in
-  deb | sysext | rpm) ;;
+  deb | deb-13 | sysext | rpm) ;;
   *)
-    pacer_say "usage: build-aux/package.sh deb|sysext|rpm"
+    pacer_say "usage: build-aux/package.sh deb|deb-13|sysext|rpm"
     exit 2
     ;;
 esac
@@ -196,5 +200,5 @@ mkdir -p "$PACKAGE_BUILD_DIR"
 # Each kind's script builds in PACKAGE_BUILD_DIR, puts its packages into PACKAGE_DIR and
 # names them in PACKAGE_OUTPUTS.
 PACKAGE_OUTPUTS=()
-source "build-aux/package-$kind.sh"
+source "build-aux/package-${kind%-13}.sh"
 printf '%s\n' "$stamp" "${PACKAGE_OUTPUTS[@]}" > "$stamp_file"

@@ -94,7 +94,8 @@ pacer_root_target() {
 }
 
 # pacer_root_run ROOT LAYER TARGET SCRIPT ARGS… : runs the sh SCRIPT, with ARGS, where the
-# function `in_root COMMAND…` runs COMMAND in the checkout inside ROOT under LAYER, with
+# function `in_root COMMAND…` runs COMMAND in the checkout inside ROOT under LAYER (none when
+# empty: ROOT as it is, under the throwaway layer alone), with
 # cargo's target directory TARGET; the folders named in PACER_ROOT_WRITABLE (separated by
 # spaces) are bound there writable at their own paths too. One build at a time in TARGET.
 pacer_root_run() {
@@ -109,7 +110,7 @@ pacer_root_run() {
     scratch=$1 layer=$2 root=$3 checkout=$4 target=$5 toolchain=$6 writable=$7
     shift 7
     mount -t tmpfs scratch "$scratch"
-    mount_root "$scratch" "$layer" "$root"
+    mount_root "$scratch" ${layer:+"$layer"} "$root"
     for folder in "$checkout" "$target" $writable /opt/rustup /opt/cargo/bin /opt/cargo-home/registry; do
       mkdir -p "$merged$folder"
     done
