@@ -7,22 +7,27 @@
 # the polkit stand-in, pacer-helper and pacerctl's simulated kernel on the "host" side, a real
 # StatusNotifierWatcher and a real notification server (Debian's dunst, unpacked).
 #
-#   build-aux/flatpak-test.sh        (as root; build-aux/test.sh runs it)
+#   build-aux/flatpak-test.sh ROOT   (as root; ROOT: the Debian 13 root that
+#                                     build-aux/shell-root.sh 48 prints; build-aux/test.sh
+#                                     runs it so)
 #
 # One line per check (`ok - …` / `FAIL - …`, notes start with `#`), then `N passed, N failed`;
 # the exit status is non-zero when a check failed. Everything lives in target/flatpak-test
 # (the private flatpak installation: FLATPAK_USER_DIR and friends, a private HOME; the logs)
 # but the local repository, kept in ~/.cache/pacer/flatpak-test-repo so that a fresh clone
-# reuses the test runtime it holds. Nothing is written to /var/lib/flatpak or the user's own
-# installation.
+# reuses the test runtime it holds, and what the app's build in ROOT keeps (root-build.sh).
+# Nothing is written to /var/lib/flatpak or the user's own installation.
 #
 # The runtime is a *test runtime*, io.github.pacerapp.TestPlatform (branch "test"), made from
-# Debian 12's own packages (debootstrap minbase plus the GTK 4 and libadwaita that Pacer
-# links): Flathub's org.gnome.Platform cannot be downloaded here, and the test runtime has
-# the same libraries as the host, so the app is built on the host (meson, the manifest's
-# config-opts, --prefix=/app) and the test manifest copies what meson installed. The exported
-# runtime stays in the local repository, marked with a stamp of its package list and of the
-# way it is made; a change of either makes a new one.
+# Debian 13's own packages (debootstrap minbase plus the GTK 4.18 and libadwaita 1.7 that
+# Pacer links): Flathub's org.gnome.Platform cannot be downloaded here, and GNOME's runtimes
+# since 48 have GTK 4.18 and libadwaita 1.7 or newer, on which the manifest's meson builds the
+# window's GNOME 48 widgets (the gnome_48 feature). So the app is built with the libraries of
+# the same Debian release, in ROOT (under the layer of the build's packages, as
+# gtk-48-build.sh builds: build-aux/root-build.sh), with meson, the manifest's config-opts and
+# --prefix=/app, and the test manifest copies what meson installed. The exported runtime stays
+# in the local repository, marked with a stamp of its suite, its package list and the way it
+# is made; a change of any makes a new one.
 #
 # The simulated machine's way in (not one real installs use, and not in the shipped
 # manifest): a `flatpak override` in the private installation grants the sandbox the
@@ -31,6 +36,7 @@
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source build-aux/common.sh
+source build-aux/root-build.sh
 REPO=$PWD
 WORK=$REPO/target/flatpak-test
 LANE_LOG=$WORK/flatpak-test.log
@@ -40,12 +46,18 @@ MODEL=intel-hybrid
 
 TEST_RUNTIME=io.github.pacerapp.TestPlatform
 TEST_BRANCH=test
+# The Debian release of the runtime, the one of ROOT, where the app is built: Debian 13, the
+# first with GTK 4.18 and libadwaita 1.7 (GNOME 48).
+RUNTIME_SUITE=trixie
 # What Pacer links (GTK 4, libadwaita and what they pull in), gdbus for the in-sandbox bus
 # calls and glib-compile-schemas for the settings schema, the SVG loader for the icons, a
 # font and the icon theme. Bump RUNTIME_LAYOUT when the way the runtime is made changes.
 RUNTIME_PACKAGES=(libgtk-4-1 libadwaita-1-0 libglib2.0-bin librsvg2-common fonts-cantarell adwaita-icon-theme)
-RUNTIME_LAYOUT=1
-RUNTIME_STAMP=$(printf '%s\n' "$RUNTIME_LAYOUT" "${RUNTIME_PACKAGES[@]}" | sha256sum | cut -c1-12)
+RUNTIME_LAYOUT=2
+RUNTIME_STAMP=$(printf '%s\n' "$RUNTIME_SUITE" "$RUNTIME_LAYOUT" "${RUNTIME_PACKAGES[@]}" | sha256sum | cut -c1-12)
+# Where the runtime records the Debian packages it was made of (name and version, one a line):
+# its files/ become the sandbox's /usr, and dpkg's own records are not among them.
+RUNTIME_PACKAGE_LIST=share/pacer-test-runtime/packages
 
 HELPER=io.github.pacerapp.Pacer.Helper1
 PPD=net.hadess.PowerProfiles
@@ -58,6 +70,22 @@ POLKIT_PATH=/org/freedesktop/PolicyKit1/Authority
 # The polkit actions Pacer's helper asks for (crates/pacer-dbus/src/lib.rs).
 PACER_ACTIONS="'io.github.pacerapp.Pacer.set-cpu-power','io.github.pacerapp.Pacer.set-scheduler','io.github.pacerapp.Pacer.set-driver-mode','io.github.pacerapp.Pacer.run-measurement'"
 
+
+# A symbol of libadwaita 1.7, which the gnome_48 build takes from it and the GNOME 43 build
+# does not: the type of AdwToggleGroup, the profile's choice there (made from its type, so the
+# program calls no adw_toggle_group_new).
+ADW_17_SYMBOL=adw_toggle_group_get_type
+# imports|exports SYMBOL FILE: whether the ELF FILE takes SYMBOL from a library, or gives it.
+imports() { dynamic_symbol "$@" '=='; }
+exports() { dynamic_symbol "$@" '!='; }
+# dynamic_symbol SYMBOL FILE ==|!=: whether FILE's dynamic symbol table has SYMBOL (its version
+# aside) with its section index (Ndx) UND, or not UND.
+dynamic_symbol() {
+  readelf --dyn-syms --wide "$2" 2> /dev/null | awk -v symbol="$1" -v undefined="$3" '
+    { name = $8; sub(/@.*/, "", name) }
+    name == symbol && (undefined == "==" ? $7 == "UND" : $7 != "UND") { found = 1 }
+    END { exit !found }'
+}
 
 PIDS=()
 APP_PID=
@@ -88,7 +116,14 @@ cleanup() {
     sleep 0.1
   done
 }
-lane_start "the Flatpak test makes its runtime with debootstrap"
+lane_start "the Flatpak test makes its runtime with debootstrap and builds the app in a chroot"
+# Checked before anything is installed or built: without it, nothing here can be tested.
+ROOT=${1:-}
+if [ -z "$ROOT" ] || [ ! -x "$ROOT/usr/bin/apt-get" ]; then
+  abort "no Debian 13 root to build the app in (${ROOT:-none given}): build-aux/shell-root.sh 48 lays it out and prints its path, the argument"
+fi
+# Its real path: pacer_root_layer keys the build's layer by it, the same key as gtk-48-build.sh.
+ROOT=$(cd "$ROOT" && pwd -P)
 
 # ---------------------------------------------------------------- host tools
 pacer_install_packages "${PACER_BUILD_PACKAGES[@]}" flatpak flatpak-builder bubblewrap xdg-dbus-proxy \
@@ -108,24 +143,20 @@ log "host tools present (flatpak $(flatpak --version | awk '{print $2}'))"
 REPO_DIR=${XDG_CACHE_HOME:-$HOME/.cache}/pacer/flatpak-test-repo
 make_runtime() {
   set -e
-  local root=$WORK/runtime-root runtime=$WORK/runtime mirror
+  local root=$WORK/runtime-root runtime=$WORK/runtime mirror started
   if [ -f "$REPO_DIR/pacer-runtime-$RUNTIME_STAMP" ]; then
     echo "runtime $RUNTIME_STAMP already in $REPO_DIR"
     return 0
   fi
+  started=$(date +%s)
   rm -rf "$REPO_DIR" "$root" "$runtime"
   mkdir -p "$(dirname "$REPO_DIR")"
-  mirror=${PACER_DEBIAN_MIRROR:-$(awk '/^URIs:/{print $2; exit}' /etc/apt/sources.list.d/debian.sources 2> /dev/null)}
-  [ -n "$mirror" ] || mirror=$(awk '$1=="deb"{print $2; exit}' /etc/apt/sources.list 2> /dev/null)
-  [ -n "$mirror" ] || { echo "no Debian mirror in the apt sources: set PACER_DEBIAN_MIRROR"; return 1; }
-  debootstrap --variant=minbase bookworm "$root" "$mirror"
-  # The GTK stack with apt inside the root: debootstrap's --include cannot resolve virtual
-  # packages (dconf-service's default-dbus-session-bus). bwrap as root is a chroot with its
-  # own /proc and /dev that leaves no mounts behind.
-  if [ -f /etc/apt/sources.list.d/debian.sources ]; then
-    cp /etc/apt/sources.list.d/debian.sources "$root/etc/apt/sources.list.d/"
-    rm -f "$root/etc/apt/sources.list"
-  fi
+  mirror=$(pacer_debian_mirror)
+  debootstrap --variant=minbase "$RUNTIME_SUITE" "$root" "$mirror"
+  # The GTK stack with apt inside the root, from the suite debootstrap wrote into its
+  # sources.list (this machine's own sources name another release): debootstrap's --include
+  # cannot resolve virtual packages (dconf-service's default-dbus-session-bus). bwrap as root
+  # is a chroot with its own /proc and /dev that leaves no mounts behind.
   local in_root=(bwrap --bind "$root" / --proc /proc --dev /dev --ro-bind /etc/resolv.conf /etc/resolv.conf
     --setenv PATH /usr/sbin:/usr/bin:/sbin:/bin --setenv DEBIAN_FRONTEND noninteractive --)
   "${in_root[@]}" apt-get update -q
@@ -135,6 +166,8 @@ make_runtime() {
   # files/bin/ldconfig exists (Debian keeps it in sbin).
   mkdir -p "$runtime"
   mv "$root/usr" "$runtime/files"
+  mkdir -p "$(dirname "$runtime/files/$RUNTIME_PACKAGE_LIST")"
+  dpkg-query --admindir="$root/var/lib/dpkg" -W -f '${Package} ${Version}\n' > "$runtime/files/$RUNTIME_PACKAGE_LIST"
   cp -a "$root/etc" "$runtime/files/etc"
   rm -rf "$root" "$runtime"/files/share/{doc,man,info}
   ln -sf ../sbin/ldconfig "$runtime/files/bin/ldconfig"
@@ -143,33 +176,52 @@ make_runtime() {
   flatpak build-export --runtime --files=files --disable-fsync "$REPO_DIR" "$runtime" "$TEST_BRANCH"
   rm -rf "$runtime"
   touch "$REPO_DIR/pacer-runtime-$RUNTIME_STAMP"
+  echo "runtime $RUNTIME_STAMP laid out in $(($(date +%s) - started)) s"
 }
 (make_runtime > "$WORK/runtime.log" 2>&1) &
 RUNTIME_JOB=$!
 
 # ---------------------------------------------------------------- Pacer, built as the manifest builds it
-# meson with the manifest's config-opts and Flatpak's prefix. The release profile is built
-# without LTO and optimisation here: the same program, in a third of the time.
-BUILD=$WORK/build
+# meson with the manifest's config-opts and Flatpak's prefix, its gnome-widgets option left
+# at auto, in ROOT: its GTK 4.18 and libadwaita 1.7 are GNOME 48's (GNOME's runtimes of today
+# have those or newer) and the test runtime's. The release profile is built without LTO and optimisation here: the same
+# program, in a third of the time (in_root clears the environment, so they are given there).
+# The build directory is its own, not the host's one of before: meson refuses to reconfigure
+# a directory that another version of it set up.
+BUILD=$WORK/app-build
 APP_STAGE=$WORK/app-stage
 mapfile -t config_opts < <(jq -r '.modules[] | select(.name == "pacer") | ."config-opts"[]' "$MANIFEST")
 [ ${#config_opts[@]} -gt 0 ] || abort "no config-opts for the pacer module in $MANIFEST"
 options=(--prefix=/app "${config_opts[@]}")
-log "meson ${options[*]}"
-export CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_CODEGEN_UNITS=256 \
-  CARGO_PROFILE_RELEASE_OPT_LEVEL=0 CARGO_PROFILE_RELEASE_DEBUG=0
-if [ -f "$BUILD/build.ninja" ]; then
-  meson setup --reconfigure "${options[@]}" "$BUILD" >> "$WORK/flatpak-test.log" 2>&1
-else
-  rm -rf "$BUILD"
-  meson setup "${options[@]}" "$BUILD" >> "$WORK/flatpak-test.log" 2>&1
-fi || abort "meson setup ${options[*]} (log: $WORK/flatpak-test.log)"
-pacer_link_cargo_target "$BUILD"
-meson compile -C "$BUILD" >> "$WORK/flatpak-test.log" 2>&1 || abort "meson compile -C $BUILD (log: $WORK/flatpak-test.log)"
+log "meson ${options[*]}, in $ROOT"
+layer=$(pacer_root_layer gtk-48-dev "$ROOT" "${PACER_ROOT_BUILD_PACKAGES[@]}" 2>> "$LANE_LOG") ||
+  abort "installing the build's packages over $ROOT (log: $LANE_LOG)"
+target=$(pacer_root_target gtk-48-target "$layer")
+[ -f "$BUILD/build.ninja" ] || rm -rf "$BUILD"
 rm -rf "$APP_STAGE"
-meson install -C "$BUILD" --no-rebuild --destdir "$APP_STAGE" >> "$WORK/flatpak-test.log" 2>&1 ||
-  abort "meson install --destdir $APP_STAGE"
-log "the app built and staged"
+mkdir -p "$BUILD" "$APP_STAGE"
+# cargo's target directory in the build directory (src/meson.build) is the root's builds' own.
+pacer_link_cargo_target "$BUILD" "$target"
+# shellcheck disable=SC2016 # expanded by pacer_root_run's sh
+PACER_ROOT_WRITABLE="$BUILD $APP_STAGE" pacer_root_run "$ROOT" "$layer" "$target" '
+  build=$1 stage=$2
+  shift 2
+  reconfigure=
+  [ ! -f "$build/build.ninja" ] || reconfigure=--reconfigure
+  in_root meson setup $reconfigure "$@" "$build"
+  in_root env CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_CODEGEN_UNITS=256 \
+    CARGO_PROFILE_RELEASE_OPT_LEVEL=0 CARGO_PROFILE_RELEASE_DEBUG=0 meson compile -C "$build"
+  in_root meson install -C "$build" --no-rebuild --destdir "$stage"
+' "$BUILD" "$APP_STAGE" "${options[@]}" >> "$LANE_LOG" 2>&1 ||
+  abort "meson setup, compile and install in $ROOT (log: $LANE_LOG)"
+log "the app built in $ROOT and staged"
+# What meson picked by itself there: the window's GNOME 48 widgets (src/meson.build says).
+widgets=$(grep -o "the window's widgets: GNOME [0-9]*'s" "$BUILD/meson-logs/meson-log.txt" | tail -n 1)
+if [ "$widgets" = "the window's widgets: GNOME 48's" ] && grep -q -e "--features pacer/gnome_48" "$BUILD/build.ninja"; then
+  ok "meson, its gnome-widgets option at auto, builds the gnome_48 feature in the Debian 13 root: $widgets"
+else
+  bad "meson in the Debian 13 root did not pick the gnome_48 build: ${widgets:-no widgets in its log}"
+fi
 
 # The host side: pacer-helper and pacerctl as a distribution installs them.
 HOST_STAGE=$WORK/host-stage
@@ -181,9 +233,9 @@ log "the host's helper built and staged"
 
 if ! wait "$RUNTIME_JOB"; then
   tail -n 5 "$WORK/runtime.log" | sed 's/^/# /'
-  abort "making the test runtime from Debian 12 (log: $WORK/runtime.log)"
+  abort "making the test runtime from Debian 13 (log: $WORK/runtime.log)"
 fi
-log "test runtime in the repository ($(du -sh "$REPO_DIR" | cut -f1))"
+log "test runtime in the repository ($(du -sh "$REPO_DIR" | cut -f1)): $(tail -n 1 "$WORK/runtime.log")"
 
 # ---------------------------------------------------------------- the private installation
 # From here on every flatpak command sees only these directories (a bare `flatpak list`
@@ -228,6 +280,12 @@ if grep -q "Runtime: $TEST_RUNTIME/x86_64/$TEST_BRANCH" <<< "$info"; then
   ok "$APP is installed from the local repository on the test runtime $TEST_RUNTIME//$TEST_BRANCH"
 else
   bad "$APP is not on the test runtime: $(grep Runtime: <<< "$info")"
+fi
+# The program flatpak installed is the gnome_48 build.
+if imports "$ADW_17_SYMBOL" "$FLATPAK_USER_DIR/app/$APP/current/active/files/bin/pacer"; then
+  ok "the installed /app/bin/pacer is the gnome_48 build: it imports libadwaita 1.7's $ADW_17_SYMBOL"
+else
+  bad "the installed /app/bin/pacer does not import libadwaita 1.7's $ADW_17_SYMBOL: not the gnome_48 build"
 fi
 # The permissions flatpak holds are the manifest's, no more and no fewer.
 permissions=$(flatpak info --user --show-permissions "$APP")
@@ -345,10 +403,22 @@ PIDS+=($!)
 wait_for_name session org.gnome.Shell || abort "the org.gnome.Shell stand-in did not come up (log: $WORK/gnome-shell-stand-in.log)"
 log "display $DISPLAY, buses and host services up"
 
-# ---------------------------------------------------------------- the sandbox's own /sys and /proc
+# ---------------------------------------------------------------- the sandbox's own /usr, /sys and /proc
+in_sandbox() { timeout 60 flatpak run --user --command="$1" "$APP" "${@:2}"; }
+# The sandbox's /usr is Debian 13's, with GTK 4.18 and libadwaita 1.7 (the versions the runtime
+# was made of), and that libadwaita has 1.7's API, which the app imports.
+runtime_files=$(flatpak info --user --show-location "$TEST_RUNTIME//$TEST_BRANCH")/files
+os_release=$(in_sandbox cat /usr/lib/os-release 2>&1)
+versions=$(in_sandbox cat "/usr/$RUNTIME_PACKAGE_LIST" 2>&1 |
+  awk '$1 == "libgtk-4-1" || $1 == "libadwaita-1-0"' | LC_ALL=C sort | tr '\n' ' ')
+if [[ $os_release == *'VERSION_CODENAME=trixie'* ]] && [[ $versions =~ ^libadwaita-1-0\ 1\.7\..*libgtk-4-1\ 4\.18\. ]] &&
+  exports "$ADW_17_SYMBOL" "$runtime_files/lib/x86_64-linux-gnu/libadwaita-1.so.0"; then
+  ok "the app runs on Debian 13's GNOME stack: $(sed -n 's/^PRETTY_NAME="\(.*\)"/\1/p' <<< "$os_release"), ${versions% }; its libadwaita exports $ADW_17_SYMBOL"
+else
+  bad "the sandbox's /usr is not Debian 13 with GTK 4.18 and libadwaita 1.7: ${os_release:0:200}; ${versions:-no package list}"
+fi
 # Before the simulated machine's way in is granted: what pacerctl reads in the sandbox is what
 # it reads on the host, through flatpak's own read-only /sys and the sandbox's /proc.
-in_sandbox() { timeout 60 flatpak run --user --command="$1" "$APP" "${@:2}"; }
 host_view=$("$HOST_PACERCTL" status --json 2> /dev/null | jq -c '{cpus: (.cpus | length), policies: (.policies | length), driver, eas, smt_active, simulated}')
 sandbox_view=$(in_sandbox pacerctl status --json 2> "$WORK/sandbox-status.err" | jq -c '{cpus: (.cpus | length), policies: (.policies | length), driver, eas, smt_active, simulated}')
 if [ -n "$host_view" ] && [ "$host_view" = "$sandbox_view" ]; then

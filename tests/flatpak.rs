@@ -194,6 +194,16 @@ fn manifests_ask_for_exactly_what_pacer_needs() {
             json["runtime-version"],
             read_json(&root().join(RELEASE))["runtime-version"]
         );
+        // GNOME 48's runtime and newer have GTK 4.18 and libadwaita 1.7 or newer, where meson
+        // builds the window's GNOME 48 widgets: the build build-aux/flatpak-test.sh tests.
+        let gnome: u32 = json["runtime-version"]
+            .as_str()
+            .and_then(|version| version.parse().ok())
+            .unwrap_or_else(|| panic!("{manifest}: runtime-version is not GNOME's number"));
+        assert!(
+            gnome >= 48,
+            "{manifest}: GNOME {gnome}'s runtime has no gnome_48 build"
+        );
         assert_eq!(
             strings(&json["sdk-extensions"]),
             ["org.freedesktop.Sdk.Extension.rust-stable"],
