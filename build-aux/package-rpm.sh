@@ -13,8 +13,8 @@
 # Cargo's target directory is kept between builds (pacer_package_cargo_target in
 # build-aux/package.sh), through pacer.spec's pacer_cargo_target hook, which distribution
 # builds leave unset. PACER_PACKAGE_FAST=1 (build-aux/package.sh) builds without the release
-# profile's fat LTO and single codegen unit, for tests that check the packaging, not the
-# programs.
+# profile's optimisation, fat LTO and single codegen unit, for tests that check the packaging,
+# not the programs.
 
 RPM_WORK=$PACKAGE_DIR/rpm
 RPM_TOP=$RPM_WORK/rpmbuild

@@ -16,8 +16,8 @@
 # release, installed into a DESTDIR and checked to hold nothing outside /usr. Cargo's target
 # directory is kept between builds (pacer_package_cargo_target in build-aux/package.sh), so a
 # rebuild after a change compiles only Pacer's own crates; PACER_PACKAGE_FAST=1 leaves out the
-# release profile's fat LTO and single codegen unit (for tests of the image, not of the
-# programs). Installed on a machine with:
+# release profile's optimisation, fat LTO and single codegen unit (for tests of the image,
+# not of the programs). Installed on a machine with:
 #
 #   sudo install -Dm644 pacer.raw /var/lib/extensions/pacer.raw
 #   sudo systemctl enable systemd-sysext.service    # merges it at every boot

@@ -151,15 +151,15 @@ case "$kind" in
 esac
 pacer_ensure_rust
 mkdir -p "$PACKAGE_DIR"
-# PACER_PACKAGE_FAST=1 (the test lanes): the release profile without its fat LTO and single
-# codegen unit, which take most of a build's time on few processors; the same files in the
-# same places, larger and a little slower. Built incrementally too: each build's source tree
+# PACER_PACKAGE_FAST=1 (the test lanes): the release profile without its optimisation, fat
+# LTO and single codegen unit, which take most of a build's time on few processors; the same
+# files in the same places, larger and slower. Built incrementally too: each build's source tree
 # is new (pacer_package_source), so cargo compiles Pacer's crates again every time, and
 # rustc's incremental cache, kept in cargo's target directory (pacer_package_cargo_target),
 # lets it reuse the code of every function whose source did not change.
 if [ "${PACER_PACKAGE_FAST:-0}" = 1 ]; then
   export CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 \
-    CARGO_PROFILE_RELEASE_INCREMENTAL=true
+    CARGO_PROFILE_RELEASE_INCREMENTAL=true CARGO_PROFILE_RELEASE_OPT_LEVEL=0
 fi
 
 # rpmbuild's %build sets PKG_CONFIG_PATH to the one it was given followed by its

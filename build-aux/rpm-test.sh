@@ -13,7 +13,7 @@
 # the exit status is non-zero when a check failed. The packages are built unless they are
 # those of the project's files already (build-aux/package.sh; the whole workspace in release,
 # the window included: a cold build takes long on few cores). PACER_PACKAGE_FAST=1 builds
-# them without the release profile's fat LTO. Log: target/rpm-test/rpm-test.log.
+# them without the release profile's optimisation and fat LTO. Log: target/rpm-test/rpm-test.log.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
 source build-aux/common.sh
