@@ -178,7 +178,25 @@ make_runtime() {
   touch "$REPO_DIR/pacer-runtime-$RUNTIME_STAMP"
   echo "runtime $RUNTIME_STAMP laid out in $(($(date +%s) - started)) s"
 }
-(make_runtime > "$WORK/runtime.log" 2>&1) &
+
+# The private installation: every flatpak command sees only these directories (a bare
+# `flatpak list` would otherwise create ~/.local/share/flatpak). Its environment is exported
+# once Pacer is built (the build's own caches are the user's); the runtime is installed into
+# it in the background, while Pacer builds.
+rm -rf "$WORK/home" "$WORK/xdg-run" "$WORK/fp-user" "$WORK/fp-system" "$WORK/fp-etc" "$WORK/run"
+PRIVATE_ENV=(HOME="$WORK/home" XDG_RUNTIME_DIR="$WORK/xdg-run" FLATPAK_USER_DIR="$WORK/fp-user"
+  FLATPAK_SYSTEM_DIR="$WORK/fp-system" FLATPAK_CONFIG_DIR="$WORK/fp-etc"
+  XDG_DATA_HOME="$WORK/home/.local/share" XDG_CONFIG_HOME="$WORK/home/.config"
+  XDG_CACHE_HOME="$WORK/home/.cache")
+mkdir -p "$WORK/home" "$WORK/fp-user" "$WORK/fp-system" "$WORK/fp-etc" "$WORK/run"
+mkdir -p -m 700 "$WORK/xdg-run"
+install_runtime() {
+  set -e
+  make_runtime
+  env "${PRIVATE_ENV[@]}" flatpak remote-add --user --if-not-exists --no-gpg-verify pacer-test "file://$REPO_DIR"
+  env "${PRIVATE_ENV[@]}" flatpak install --user -y --noninteractive pacer-test "$TEST_RUNTIME//$TEST_BRANCH"
+}
+(install_runtime > "$WORK/runtime.log" 2>&1) &
 RUNTIME_JOB=$!
 
 # ---------------------------------------------------------------- Pacer, built as the manifest builds it
@@ -233,24 +251,13 @@ log "the host's helper built and staged"
 
 if ! wait "$RUNTIME_JOB"; then
   tail -n 5 "$WORK/runtime.log" | sed 's/^/# /'
-  abort "making the test runtime from Debian 13 (log: $WORK/runtime.log)"
+  abort "making the test runtime from Debian 13, or installing it (log: $WORK/runtime.log)"
 fi
-log "test runtime in the repository ($(du -sh "$REPO_DIR" | cut -f1)): $(tail -n 1 "$WORK/runtime.log")"
+log "test runtime in the repository ($(du -sh "$REPO_DIR" | cut -f1)) and installed: $(grep '^runtime ' "$WORK/runtime.log")"
 
 # ---------------------------------------------------------------- the private installation
-# From here on every flatpak command sees only these directories (a bare `flatpak list`
-# would otherwise create ~/.local/share/flatpak).
 export CARGO_HOME=${CARGO_HOME:-$HOME/.cargo} RUSTUP_HOME=${RUSTUP_HOME:-$HOME/.rustup}
-rm -rf "$WORK/home" "$WORK/xdg-run" "$WORK/fp-user" "$WORK/fp-system" "$WORK/fp-etc" "$WORK/run"
-export HOME=$WORK/home XDG_RUNTIME_DIR=$WORK/xdg-run
-export FLATPAK_USER_DIR=$WORK/fp-user FLATPAK_SYSTEM_DIR=$WORK/fp-system FLATPAK_CONFIG_DIR=$WORK/fp-etc
-export XDG_DATA_HOME=$HOME/.local/share XDG_CONFIG_HOME=$HOME/.config XDG_CACHE_HOME=$HOME/.cache
-mkdir -p "$HOME" "$FLATPAK_USER_DIR" "$FLATPAK_SYSTEM_DIR" "$FLATPAK_CONFIG_DIR" "$WORK/run"
-mkdir -p -m 700 "$XDG_RUNTIME_DIR"
-
-flatpak remote-add --user --if-not-exists --no-gpg-verify pacer-test "file://$REPO_DIR" >> "$WORK/flatpak-test.log" 2>&1 &&
-  flatpak install --user -y --noninteractive pacer-test "$TEST_RUNTIME//$TEST_BRANCH" >> "$WORK/flatpak-test.log" 2>&1 ||
-  abort "installing the test runtime $TEST_RUNTIME//$TEST_BRANCH (log: $WORK/flatpak-test.log)"
+export "${PRIVATE_ENV[@]}"
 
 # The test manifest: the shipped one with the test runtime and the staged files in place of
 # the SDK build; id, command and finish-args are the shipped manifest's own.

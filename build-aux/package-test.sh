@@ -163,10 +163,9 @@ done
 window_13=$(mktemp)
 dpkg-deb --fsys-tarfile "$(deb_of pacer "$DEB_13")" | tar -xOf - ./usr/bin/pacer > "$window_13"
 widgets_48=(adw_banner_get_type adw_alert_dialog_new adw_toggle_group_get_type gtk_file_dialog_save)
-missing=$(for symbol in "${widgets_48[@]}"; do
-  readelf -W --dyn-syms "$window_13" | awk '$7 == "UND" { sub(/@.*/, "", $8); print $8 }' | grep -qx "$symbol" || echo "$symbol"
-done)
+imported=$(readelf -W --dyn-syms "$window_13" | awk '$7 == "UND" { sub(/@.*/, "", $8); print $8 }')
 rm -f "$window_13"
+missing=$(for symbol in "${widgets_48[@]}"; do grep -qx "$symbol" <<< "$imported" || echo "$symbol"; done)
 if [ -z "$missing" ]; then
   ok "Debian 13's /usr/bin/pacer is the GNOME 48 build: it calls ${widgets_48[*]}"
 else
@@ -201,7 +200,7 @@ pacer_root_run "$root_13" "" "$install_13_lock" '
   echo "== status"; in_root pacerctl --sysfs-root /tmp/machine --simulate intel-hybrid status
 ' "$DEB_13" > "$install_13_log" 2>&1
 install_13_status=$?
-rmdir "$install_13_lock"
+rm -rf "$install_13_lock"
 section() { sed -n "/^== $1\$/,/^== /{/^== /d;p}" "$install_13_log"; }
 installed_13=$(section installed | paste -sd',' | sed 's/,/, /g')
 if [ "$install_13_status" = 0 ] && [ -z "$(section audit)" ] && [ "$(section installed | wc -l)" = 3 ]; then

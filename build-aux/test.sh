@@ -19,7 +19,7 @@ source build-aux/common.sh
 LANES=(
   lint "cargo fmt --check and cargo clippy -D warnings"
   install "build-aux/meson-install-check.sh: meson installs what a distribution would"
-  deb "build-aux/package-test.sh: the Debian packages, lintian, their files"
+  deb "build-aux/package-test.sh: the Debian packages, lintian, their files; built in Debian 13 and installed there"
   sysext "build-aux/sysext-test.sh: the system extension, merged, its helper activated"
   rpm "build-aux/rpm-test.sh: the RPM spec, built, installed into a scratch root"
   system "as root: the cargo tests that need it; build-aux/system-test.sh: the .debs, booted"
