@@ -44,7 +44,9 @@ PACER_MOUNT_ROOT='mount_root() {
 # kept in ${XDG_CACHE_HOME:-~/.cache}/pacer/NAME/KEY/layer, KEY being ROOT's path (its
 # recipe's key) and the packages; installed once (about a minute), into an overlay whose upper
 # layer becomes the layer. It is made beside it and renamed once complete: an interrupted run
-# leaves no layer, only what the next run removes. One run lays it out; another waits.
+# leaves no layer, only what the next run removes. One run lays it out; another waits. apt
+# takes the archive's lists whatever their Valid-Until: testing's Release file expires a week
+# after it is published, and a mirror that is a snapshot (or a machine's clock) may be older.
 pacer_root_layer() {
   local name=$1 root=$2
   shift 2
@@ -62,7 +64,7 @@ pacer_root_layer() {
     if ! pacer_in_namespace "$PACER_MOUNT_ROOT"'
       work=$1 root=$2; shift 2
       mount_root "$work" "$root"
-      chroot "$merged" apt-get update -q
+      chroot "$merged" apt-get update -q -o Acquire::Check-Valid-Until=false
       DEBIAN_FRONTEND=noninteractive nice -n 10 chroot "$merged" apt-get install -y -q \
         --no-install-recommends "$@"
       chroot "$merged" apt-get clean
