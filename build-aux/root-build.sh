@@ -2,7 +2,7 @@
 # Building Pacer inside a Debian root of another release (a root build-aux/shell-root.sh lays
 # out), against that release's libraries, with this machine's Rust toolchain. Sourced, not run,
 # after common.sh, as root (the overlay mounts and chroot need it), by the scripts that build
-# there: gtk-48-build.sh (the window against GTK 4.18) and flatpak-test.sh (the Flatpak's app).
+# there: gtk-build.sh (the window against GTK 4.18 or 4.24) and flatpak-test.sh (the Flatpak's app).
 #
 # The root itself is never written: the shell tests use it. A build sees it under a layer of
 # the packages the build needs (pacer_root_layer, made once and kept), a throwaway layer on top

@@ -122,11 +122,11 @@ run_lane() {
         --test tray --test xfce_panel --test state_bus -- --ignored
       ;;
     shell-43) "${CARGO_TEST[@]}" --test gnome_shell --test shell_extension -- --ignored ;;
-    # In the root of 48, build-aux/gtk-48-build.sh builds Pacer against GTK 4.18 (its gnome_48
+    # In the root of 48, build-aux/gtk-build.sh builds Pacer against GTK 4.18 (its gnome_48
     # feature) and lints that build; gtk_48_window runs it there.
     shell-48)
       local pacer_48 status=0
-      pacer_48=$(build-aux/gtk-48-build.sh "$(build-aux/shell-root.sh 48)") || status=1
+      pacer_48=$(build-aux/gtk-build.sh 48 "$(build-aux/shell-root.sh 48)") || status=1
       PACER_GTK_48=$pacer_48 with_shell_root 48 "${CARGO_TEST[@]}" --test gnome_shell_48 \
         --test gtk_48_window -- --ignored
       both $? test "$status" = 0
