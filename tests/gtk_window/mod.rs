@@ -185,6 +185,7 @@ pub fn the_window_shows_libadwaita_s_widgets(shell: Shell, least_gtk: u32) {
             .unwrap_or_else(|| panic!("no button in {:?}", nodes[banner]));
         assert_eq!(button.name, "Why?");
     }
+    wait_for_the_banner_to_settle(&gui);
     gui.screenshot(&format!("gnome-{}-window", shell.version()));
 
     // Alt+W explains the warning in an AdwAlertDialog (an alert over the window, where the
@@ -239,6 +240,25 @@ pub fn the_window_shows_libadwaita_s_widgets(shell: Shell, least_gtk: u32) {
         "GTK complained:\n{}",
         gui.log()
     );
+}
+
+/// Waits until the banner has said nothing new for a second: each change of its notices
+/// (one shown, cleared, or explained anew as the helper's recording arrives) makes its rows
+/// again, and a screenshot taken then once showed none.
+fn wait_for_the_banner_to_settle(gui: &Gui) {
+    let said = || gui.log().matches("banner ").count();
+    let mut before = said();
+    common::wait_until(Duration::from_secs(15), "the banner settles", || {
+        std::thread::sleep(Duration::from_secs(1));
+        let now = said();
+        if now == before {
+            Ok(())
+        } else {
+            let seen = format!("{before} then {now} lines of the banner's");
+            before = now;
+            Err(seen)
+        }
+    });
 }
 
 /// The minor version of the GTK 4 among `maps` (a process's mapped files):
