@@ -24,7 +24,7 @@
 # since 48 have GTK 4.18 and libadwaita 1.7 or newer, on which the manifest's meson builds the
 # window's GNOME 48 widgets (the gnome_48 feature). So the app is built with the libraries of
 # the same Debian release, in ROOT (under the layer of the build's packages, as
-# gtk-48-build.sh builds: build-aux/root-build.sh), with meson, the manifest's config-opts and
+# gtk-build.sh 48 builds: build-aux/root-build.sh), with meson, the manifest's config-opts and
 # --prefix=/app, and the test manifest copies what meson installed. The exported runtime stays
 # in the local repository, marked with a stamp of its suite, its package list and the way it
 # is made; a change of any makes a new one.
@@ -122,7 +122,7 @@ ROOT=${1:-}
 if [ -z "$ROOT" ] || [ ! -x "$ROOT/usr/bin/apt-get" ]; then
   abort "no Debian 13 root to build the app in (${ROOT:-none given}): build-aux/shell-root.sh 48 lays it out and prints its path, the argument"
 fi
-# Its real path: pacer_root_layer keys the build's layer by it, the same key as gtk-48-build.sh.
+# Its real path: pacer_root_layer keys the build's layer by it, the same key as gtk-build.sh 48.
 ROOT=$(cd "$ROOT" && pwd -P)
 
 # ---------------------------------------------------------------- host tools

@@ -2,7 +2,8 @@
 # Building Pacer inside a Debian root of another release (a root build-aux/shell-root.sh lays
 # out), against that release's libraries, with this machine's Rust toolchain. Sourced, not run,
 # after common.sh, as root (the overlay mounts and chroot need it), by the scripts that build
-# there: gtk-48-build.sh (the window against GTK 4.18) and flatpak-test.sh (the Flatpak's app).
+# there: gtk-build.sh (the window against GTK 4.18 or 4.24), flatpak-test.sh (the Flatpak's
+# app) and package-deb.sh (the Debian 13 packages).
 #
 # The root itself is never written: the shell tests use it. A build sees it under a layer of
 # the packages the build needs (pacer_root_layer, made once and kept), a throwaway layer on top
@@ -44,7 +45,9 @@ PACER_MOUNT_ROOT='mount_root() {
 # kept in ${XDG_CACHE_HOME:-~/.cache}/pacer/NAME/KEY/layer, KEY being ROOT's path (its
 # recipe's key) and the packages; installed once (about a minute), into an overlay whose upper
 # layer becomes the layer. It is made beside it and renamed once complete: an interrupted run
-# leaves no layer, only what the next run removes. One run lays it out; another waits.
+# leaves no layer, only what the next run removes. One run lays it out; another waits. apt
+# takes the archive's lists whatever their Valid-Until: testing's Release file expires a week
+# after it is published, and a mirror that is a snapshot (or a machine's clock) may be older.
 pacer_root_layer() {
   local name=$1 root=$2
   shift 2
@@ -62,7 +65,7 @@ pacer_root_layer() {
     if ! pacer_in_namespace "$PACER_MOUNT_ROOT"'
       work=$1 root=$2; shift 2
       mount_root "$work" "$root"
-      chroot "$merged" apt-get update -q
+      chroot "$merged" apt-get update -q -o Acquire::Check-Valid-Until=false
       DEBIAN_FRONTEND=noninteractive nice -n 10 chroot "$merged" apt-get install -y -q \
         --no-install-recommends "$@"
       chroot "$merged" apt-get clean

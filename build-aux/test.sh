@@ -29,7 +29,7 @@ LANES=(
   gui "the cargo tests that need a display, under Xvfb: widgets, window, accessibility, tray (in Xfce's panel too)"
   shell-43 "the cargo tests of GNOME Shell 43: the extension in a real shell, its two builds"
   shell-48 "as root: the cargo tests of GNOME Shell 48, in a Debian 13 root made once and cached; Pacer built against GTK 4.18 there"
-  shell-50 "as root: the cargo tests of GNOME Shell 50 (headless), in a Debian testing root made once and cached"
+  shell-50 "as root: the cargo tests of GNOME Shell 50 (headless), in a Debian testing root made once and cached; Pacer built against GTK 4.24 there"
 )
 
 lane_names() { for ((i = 0; i < ${#LANES[@]}; i += 2)); do echo "${LANES[i]}"; done; }
@@ -126,16 +126,24 @@ run_lane() {
         --test tray --test xfce_panel --test state_bus -- --ignored
       ;;
     shell-43) "${CARGO_TEST[@]}" --test gnome_shell --test shell_extension -- --ignored ;;
-    # In the root of 48, build-aux/gtk-48-build.sh builds Pacer against GTK 4.18 (its gnome_48
-    # feature) and lints that build; gtk_48_window runs it there.
+    # In the root of 48, build-aux/gtk-build.sh builds Pacer against GTK 4.18 (its gnome_48
+    # feature) and lints that build; gtk_48_window runs it there. The same for 50, against
+    # GTK 4.24 (gnome_50). Without the build the window's test runs all the same, and fails
+    # for want of it.
     shell-48)
       local pacer_48 status=0
-      pacer_48=$(build-aux/gtk-48-build.sh "$(build-aux/shell-root.sh 48)") || status=1
+      pacer_48=$(build-aux/gtk-build.sh 48 "$(build-aux/shell-root.sh 48)") || status=1
       PACER_GTK_48=$pacer_48 with_shell_root 48 "${CARGO_TEST[@]}" --test gnome_shell_48 \
         --test gtk_48_window -- --ignored
       both $? test "$status" = 0
       ;;
-    shell-50) with_shell_root 50 "${CARGO_TEST[@]}" --test gnome_shell_50 -- --ignored ;;
+    shell-50)
+      local pacer_50 status=0
+      pacer_50=$(build-aux/gtk-build.sh 50 "$(build-aux/shell-root.sh 50)") || status=1
+      PACER_GTK_50=$pacer_50 with_shell_root 50 "${CARGO_TEST[@]}" --test gnome_shell_50 \
+        --test gtk_50_window -- --ignored
+      both $? test "$status" = 0
+      ;;
   esac
 }
 # with_shell_root VERSION COMMAND… : runs COMMAND with PACER_SHELL_VERSION_ROOT naming the

@@ -4,15 +4,15 @@
 //! template, and Debian's real power-profiles-daemon against a tree of files
 //! (`UMOCKDEV_DIR`). The recipe is in `docs/power-profiles.md` 5. Besides, whole desktops
 //! that show Pacer: GNOME Shell (`gnome_shell`) and Xfce's panel (`xfce_panel`); and Pacer's
-//! GTK 4.18 build in Debian 13's root (`root_48`). Every process is stopped by its own handle
-//! when the value holding it is dropped.
+//! builds against GTK 4.18 and 4.24 in the roots of GNOME Shell 48 and 50 (`gtk_root`). Every
+//! process is stopped by its own handle when the value holding it is dropped.
 
 #![allow(clippy::expect_used, clippy::panic)]
 
 mod desktop;
 pub mod gnome_shell;
+pub mod gtk_root;
 pub mod reference_trees;
-pub mod root_48;
 pub mod xfce_panel;
 
 use std::ffi::OsStr;

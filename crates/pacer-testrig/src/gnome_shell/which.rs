@@ -188,7 +188,8 @@ pub(crate) fn in_root(root: &Path, bound: &Path, dir: &Path) -> Vec<OsString> {
 /// The root is the lower layer of an overlay whose upper layer is a tmpfs: the cached root is
 /// never written, and folders can be made in it to mount on. Inside: /proc, /sys, /dev, this
 /// machine's /tmp (the test's folders, buses and X socket at the same paths) and the checkout
-/// read-only. (`crate::root_48` runs Pacer's GTK 4.18 build this way, CHECKOUT its folder.)
+/// read-only. (`crate::gtk_root` runs Pacer's GTK 4.18 and 4.24 builds this way, CHECKOUT their
+/// folder.)
 const ROOT_SHELL: &str = r#"
 root=$1 layers=$2 merged=$3 checkout=$4
 shift 4
