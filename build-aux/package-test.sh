@@ -165,11 +165,11 @@ dpkg-deb --fsys-tarfile "$(deb_of pacer "$DEB_13")" | tar -xOf - ./usr/bin/pacer
 widgets_48=(adw_banner_get_type adw_alert_dialog_new adw_toggle_group_get_type gtk_file_dialog_save)
 imported=$(readelf -W --dyn-syms "$window_13" | awk '$7 == "UND" { sub(/@.*/, "", $8); print $8 }')
 rm -f "$window_13"
-missing=$(for symbol in "${widgets_48[@]}"; do grep -qx "$symbol" <<< "$imported" || echo "$symbol"; done)
-if [ -z "$missing" ]; then
+not_imported=$(for symbol in "${widgets_48[@]}"; do grep -qx "$symbol" <<< "$imported" || echo "$symbol"; done)
+if [ -z "$not_imported" ]; then
   ok "Debian 13's /usr/bin/pacer is the GNOME 48 build: it calls ${widgets_48[*]}"
 else
-  bad "Debian 13's /usr/bin/pacer does not call $(echo $missing)"
+  bad "Debian 13's /usr/bin/pacer does not call ${not_imported//$'\n'/ }"
 fi
 # The extension as ES modules, for the shells from 45 on, Debian 13's 48 among them.
 metadata_13=$(dpkg-deb --fsys-tarfile "$(deb_of gnome-shell-extension-pacer "$DEB_13")" |
