@@ -195,7 +195,8 @@ fn manifests_ask_for_exactly_what_pacer_needs() {
             read_json(&root().join(RELEASE))["runtime-version"]
         );
         // GNOME 48's runtime and newer have GTK 4.18 and libadwaita 1.7 or newer, where meson
-        // builds the window's GNOME 48 widgets: the build build-aux/flatpak-test.sh tests.
+        // builds the window with today's GNOME widgets (gnome_48, or gnome_50 from GNOME 50's
+        // runtime on): the kind of build build-aux/flatpak-test.sh tests.
         let gnome: u32 = json["runtime-version"]
             .as_str()
             .and_then(|version| version.parse().ok())
