@@ -58,6 +58,7 @@ export class PacerMenuSection {
         const {DetailItem} = widgetClasses(this._shell);
         const _ = this._;
         const section = this.section;
+        releaseItems(section);
         section.removeAll();
         if (!view.running) {
             this._addItem(_('Start Pacer'), () => this._start());
@@ -103,6 +104,25 @@ export class PacerMenuSection {
         item.connect('activate', activate);
         this.section.addMenuItem(item);
         return item;
+    }
+}
+
+/**
+ * Lets go of a section's items before they are destroyed: the pointer's hover and the
+ * keyboard's focus. GNOME Shell 43 unsets both while destroying an item under the pointer or
+ * in focus, and its handlers then reach the item's JavaScript half after it is gone (Gjs
+ * logs "has been already disposed" criticals): an item made anew where the one clicked
+ * was, under the pointer, and destroyed at the next change of the menu.
+ *
+ * @param {object} section a PopupMenuSection
+ */
+function releaseItems(section) {
+    const stage = section.actor.get_stage();
+    const focus = stage ? stage.get_key_focus() : null;
+    for (const item of section._getMenuItems()) {
+        if (focus && item.contains(focus))
+            section.actor.grab_key_focus();
+        item.track_hover = false;
     }
 }
 
