@@ -13,7 +13,11 @@ PACER_BUILD_PACKAGES=(build-essential pkg-config libgtk-4-dev libadwaita-1-dev l
 # xmllint and systemd-analyze for the helper's data files, xdotool and ImageMagick's import
 # to drive the window and take its screenshots, desktop-file-validate for the desktop files,
 # and a real StatusNotifierWatcher for the tray, and Xfce's panel (with xfconf, its settings
-# store) as a real StatusNotifier host that draws the tray item; for the meson install
+# store) as a real StatusNotifier host that draws the tray item, and KDE Plasma's as a second
+# (plasma-workspace: plasmashell, its system tray and kded5, whose module is the watcher;
+# plasma-desktop-data: the desktop shell and panel plasmashell loads, which plasma-workspace
+# lacks; about 330 packages, 730 MB, most of them Qt, KDE Frameworks and their media
+# libraries); for the meson install
 # check, appstreamcli for the metainfo and polkitd's DTD, against which the helper's data
 # tests check the polkit policy; flatpak-builder and python3-jsonschema for the Flatpak manifest; systemd-nspawn,
 # debootstrap and zstd for the system test (build-aux/system-test.sh: a booted Debian 12);
@@ -24,7 +28,7 @@ PACER_BUILD_PACKAGES=(build-essential pkg-config libgtk-4-dev libadwaita-1-dev l
 # tests, eslint for the extension's source and unzip to look into its zips.
 # fonts-cantarell: GNOME 43's interface font, which its users have (gnome-core installs it);
 # the shell lanes check that the power toggle's words fit in it.
-PACER_TEST_PACKAGES=(xvfb xauth x11-utils dbus jq util-linux libglib2.0-bin python3-dbusmock python3-pyatspi libxml2-utils systemd xdotool imagemagick desktop-file-utils haskell-status-notifier-item-utils xfce4-panel xfconf gettext appstream polkitd flatpak-builder python3-jsonschema systemd-container debootstrap zstd flatpak bubblewrap xdg-dbus-proxy gjs gnome-shell gnome-shell-extension-appindicator fonts-cantarell eslint unzip)
+PACER_TEST_PACKAGES=(xvfb xauth x11-utils dbus jq util-linux libglib2.0-bin python3-dbusmock python3-pyatspi libxml2-utils systemd xdotool imagemagick desktop-file-utils haskell-status-notifier-item-utils xfce4-panel xfconf plasma-workspace plasma-desktop-data gettext appstream polkitd flatpak-builder python3-jsonschema systemd-container debootstrap zstd flatpak bubblewrap xdg-dbus-proxy gjs gnome-shell gnome-shell-extension-appindicator fonts-cantarell eslint unzip)
 # The libraries Debian's power-profiles-daemon links against.
 PACER_PPD_LIBRARIES=(libglib2.0-0 libgudev-1.0-0 libpolkit-gobject-1-0)
 # Those of dunst, the notification server of the Flatpak test (unpacked, not installed: its

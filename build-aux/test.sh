@@ -26,7 +26,7 @@ LANES=(
   flatpak "the cargo tests of the manifests; as root: build-aux/flatpak-test.sh, the Flatpak in its sandbox on a Debian 13 test runtime, built in the root of shell-48"
   fuzz "build-aux/fuzz.sh: every fuzz target over its corpus"
   cargo "plain cargo test of the workspace: every unit and model test, without a display"
-  gui "the cargo tests that need a display, under Xvfb: widgets, window, accessibility, tray (in Xfce's panel too)"
+  gui "the cargo tests that need a display, under Xvfb: widgets, window, accessibility, tray (in Xfce's and KDE Plasma's panels too)"
   shell-43 "the cargo tests of GNOME Shell 43: the extension in a real shell, its two builds"
   shell-48 "as root: the cargo tests of GNOME Shell 48, in a Debian 13 root made once and cached; Pacer built against GTK 4.18 there"
   shell-50 "as root: the cargo tests of GNOME Shell 50 (headless), in a Debian testing root made once and cached; Pacer built against GTK 4.24 there"
@@ -123,7 +123,7 @@ run_lane() {
     # own X server too); the cairo renderer, as everywhere under Xvfb.
     gui)
       GSK_RENDERER=cairo xvfb-run -a "${CARGO_TEST[@]}" --lib --test window --test accessibility \
-        --test tray --test xfce_panel --test state_bus -- --ignored
+        --test tray --test xfce_panel --test kde_panel --test state_bus -- --ignored
       ;;
     shell-43) "${CARGO_TEST[@]}" --test gnome_shell --test shell_extension -- --ignored ;;
     # In the root of 48, build-aux/gtk-build.sh builds Pacer against GTK 4.18 (its gnome_48

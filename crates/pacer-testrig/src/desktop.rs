@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-//! What the desktop rigs (GNOME Shell, Xfce's panel) share: an X server of their own, a
-//! private HOME and runtime directory, and the variables a client of theirs is given.
+//! What the desktop rigs (GNOME Shell, Xfce's panel, Plasma's panel) share: an X server of
+//! their own, a private HOME and runtime directory, the variables a client of theirs is
+//! given, and screenshots of their screen.
 
 use std::fs;
 use std::path::Path;
@@ -69,9 +70,80 @@ pub(crate) fn add_unset(command: &mut Command, env: &[(String, String)]) {
     }
 }
 
+/// The whole screen of the display in `env`, saved as a PNG at `path` and read back.
+pub(crate) fn screenshot(env: &[(String, String)], path: &Path) -> Screenshot {
+    let mut import = Command::new("import");
+    add_unset(&mut import, env);
+    let status = import
+        .args(["-window", "root"])
+        .arg(path)
+        .status()
+        .expect("import runs (the test command installs imagemagick)");
+    assert!(status.success(), "import -window root {}", path.display());
+    Screenshot::read(path)
+}
+
 /// GLib refuses a runtime directory others can read.
 fn set_private(folder: &Path) {
     use std::os::unix::fs::PermissionsExt;
     fs::set_permissions(folder, fs::Permissions::from_mode(0o700))
         .expect("the runtime directory is private");
+}
+
+/// A screenshot's pixels, as RGB.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Screenshot {
+    pub width: usize,
+    pub height: usize,
+    rgb: Vec<u8>,
+}
+
+impl Screenshot {
+    /// The image at `path`, through ImageMagick's binary PPM (no image crate needed).
+    pub fn read(path: &Path) -> Screenshot {
+        let output = Command::new("convert")
+            .arg(path)
+            .args(["-depth", "8", "ppm:-"])
+            .output()
+            .expect("convert runs (the test command installs imagemagick)");
+        assert!(output.status.success(), "convert {}", path.display());
+        Screenshot::from_ppm(&output.stdout)
+            .unwrap_or_else(|| panic!("{}: not the PPM convert writes", path.display()))
+    }
+
+    /// A binary PPM (`P6`, 8 bits) as convert writes it: its four header fields each
+    /// followed by one whitespace character, no comments.
+    fn from_ppm(bytes: &[u8]) -> Option<Screenshot> {
+        let mut fields = Vec::new();
+        let mut at = 0;
+        while fields.len() < 4 {
+            let end = at + bytes.get(at..)?.iter().position(u8::is_ascii_whitespace)?;
+            fields.push(std::str::from_utf8(&bytes[at..end]).ok()?);
+            at = end + 1;
+        }
+        let (width, height) = (fields[1].parse().ok()?, fields[2].parse().ok()?);
+        let rgb = bytes.get(at..at + width * height * 3)?.to_vec();
+        (fields[0] == "P6" && fields[3] == "255").then_some(Screenshot { width, height, rgb })
+    }
+
+    /// The colour at (`x`, `y`).
+    pub fn pixel(&self, x: usize, y: usize) -> [u8; 3] {
+        let at = (y * self.width + x) * 3;
+        [self.rgb[at], self.rgb[at + 1], self.rgb[at + 2]]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_ppm_reads_as_its_pixels() {
+        let mut ppm = b"P6\n2 1\n255\n".to_vec();
+        ppm.extend([1, 2, 3, 250, 251, 252]);
+        let image = Screenshot::from_ppm(&ppm).expect("a 2×1 image");
+        assert_eq!((image.width, image.height), (2, 1));
+        assert_eq!(image.pixel(1, 0), [250, 251, 252]);
+        assert_eq!(Screenshot::from_ppm(&ppm[..ppm.len() - 1]), None);
+    }
 }

@@ -3,15 +3,17 @@
 //! (`dbus-daemon` with its own configuration), python-dbusmock services such as the polkitd
 //! template, and Debian's real power-profiles-daemon against a tree of files
 //! (`UMOCKDEV_DIR`). The recipe is in `docs/power-profiles.md` 5. Besides, whole desktops
-//! that show Pacer: GNOME Shell (`gnome_shell`) and Xfce's panel (`xfce_panel`); and Pacer's
-//! builds against GTK 4.18 and 4.24 in the roots of GNOME Shell 48 and 50 (`gtk_root`). Every
-//! process is stopped by its own handle when the value holding it is dropped.
+//! that show Pacer: GNOME Shell (`gnome_shell`), Xfce's panel (`xfce_panel`) and KDE Plasma's
+//! (`kde_panel`); and Pacer's builds against GTK 4.18 and 4.24 in the roots of GNOME Shell 48
+//! and 50 (`gtk_root`). Every process is stopped by its own handle when the value holding it
+//! is dropped.
 
 #![allow(clippy::expect_used, clippy::panic)]
 
 mod desktop;
 pub mod gnome_shell;
 pub mod gtk_root;
+pub mod kde_panel;
 pub mod reference_trees;
 pub mod xfce_panel;
 
@@ -281,6 +283,56 @@ impl SystemBus {
             .step_by(2)
             .map(str::to_owned)
             .collect())
+    }
+
+    /// The `IsStatusNotifierHostRegistered` of the watcher on this bus.
+    pub fn status_notifier_host_registered(&self) -> Result<bool, String> {
+        let answer = self.call(
+            WATCHER,
+            WATCHER_PATH,
+            "org.freedesktop.DBus.Properties.Get",
+            &[WATCHER, "IsStatusNotifierHostRegistered"],
+        )?;
+        Ok(answer.contains("true"))
+    }
+
+    /// The process ids of every connection to this bus but the daemon: what it activated
+    /// too, which outlives it otherwise.
+    pub fn connection_pids(&self) -> Vec<u32> {
+        let Ok(names) = self.call(
+            "org.freedesktop.DBus",
+            "/org/freedesktop/DBus",
+            "org.freedesktop.DBus.ListNames",
+            &[],
+        ) else {
+            return Vec::new();
+        };
+        let mut pids: Vec<u32> = names
+            .split('\'')
+            .skip(1)
+            .step_by(2)
+            .filter(|name| name.starts_with(':'))
+            .filter_map(|name| {
+                let answer = self
+                    .call(
+                        "org.freedesktop.DBus",
+                        "/org/freedesktop/DBus",
+                        "org.freedesktop.DBus.GetConnectionUnixProcessID",
+                        &[name],
+                    )
+                    .ok()?;
+                // `(uint32 1234,)`
+                answer
+                    .trim()
+                    .trim_start_matches("(uint32 ")
+                    .trim_end_matches(",)")
+                    .parse()
+                    .ok()
+            })
+            .collect();
+        pids.sort_unstable();
+        pids.dedup();
+        pids
     }
 
     /// python-dbusmock with `template` (a name or a file) on this bus.

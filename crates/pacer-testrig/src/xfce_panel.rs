@@ -12,8 +12,9 @@ use std::process::Command;
 use std::thread::sleep;
 use std::time::{Duration, Instant};
 
-use crate::desktop::{add_unset, private_home, x_server};
-use crate::{Service, SystemBus, WATCHER, WATCHER_PATH};
+pub use crate::desktop::Screenshot;
+use crate::desktop::{add_unset, private_home, screenshot, x_server};
+use crate::{Service, SystemBus};
 
 /// The settings store's name, and its D-Bus service file (which names the program: it lives
 /// in an architecture's library folder).
@@ -100,13 +101,7 @@ impl XfcePanel {
 
     /// The watcher's `IsStatusNotifierHostRegistered`.
     pub fn host_registered(&self) -> Result<bool, String> {
-        let answer = self.session.call(
-            WATCHER,
-            WATCHER_PATH,
-            "org.freedesktop.DBus.Properties.Get",
-            &[WATCHER, "IsStatusNotifierHostRegistered"],
-        )?;
-        Ok(answer.contains("true"))
+        self.session.status_notifier_host_registered()
     }
 
     /// The items the panel's watcher lists.
@@ -116,15 +111,7 @@ impl XfcePanel {
 
     /// The whole screen, saved as a PNG at `path` and read back.
     pub fn screenshot(&self, path: &Path) -> Screenshot {
-        let mut import = Command::new("import");
-        add_unset(&mut import, &self.env);
-        let status = import
-            .args(["-window", "root"])
-            .arg(path)
-            .status()
-            .expect("import runs (the test command installs imagemagick)");
-        assert!(status.success(), "import -window root {}", path.display());
-        Screenshot::read(path)
+        screenshot(&self.env, path)
     }
 
     /// The session bus the panel, and its clients, are on.
@@ -158,62 +145,4 @@ fn xfconfd() -> PathBuf {
         .find_map(|line| line.strip_prefix("Exec="))
         .map(|exec| PathBuf::from(exec.trim()))
         .unwrap_or_else(|| panic!("{XFCONF_SERVICE_FILE} has no Exec line"))
-}
-
-/// A screenshot's pixels, as RGB.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Screenshot {
-    pub width: usize,
-    pub height: usize,
-    rgb: Vec<u8>,
-}
-
-impl Screenshot {
-    /// The image at `path`, through ImageMagick's binary PPM (no image crate needed).
-    pub fn read(path: &Path) -> Screenshot {
-        let output = Command::new("convert")
-            .arg(path)
-            .args(["-depth", "8", "ppm:-"])
-            .output()
-            .expect("convert runs (the test command installs imagemagick)");
-        assert!(output.status.success(), "convert {}", path.display());
-        Screenshot::from_ppm(&output.stdout)
-            .unwrap_or_else(|| panic!("{}: not the PPM convert writes", path.display()))
-    }
-
-    /// A binary PPM (`P6`, 8 bits) as convert writes it: its four header fields each
-    /// followed by one whitespace character, no comments.
-    fn from_ppm(bytes: &[u8]) -> Option<Screenshot> {
-        let mut fields = Vec::new();
-        let mut at = 0;
-        while fields.len() < 4 {
-            let end = at + bytes.get(at..)?.iter().position(u8::is_ascii_whitespace)?;
-            fields.push(std::str::from_utf8(&bytes[at..end]).ok()?);
-            at = end + 1;
-        }
-        let (width, height) = (fields[1].parse().ok()?, fields[2].parse().ok()?);
-        let rgb = bytes.get(at..at + width * height * 3)?.to_vec();
-        (fields[0] == "P6" && fields[3] == "255").then_some(Screenshot { width, height, rgb })
-    }
-
-    /// The colour at (`x`, `y`).
-    pub fn pixel(&self, x: usize, y: usize) -> [u8; 3] {
-        let at = (y * self.width + x) * 3;
-        [self.rgb[at], self.rgb[at + 1], self.rgb[at + 2]]
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_ppm_reads_as_its_pixels() {
-        let mut ppm = b"P6\n2 1\n255\n".to_vec();
-        ppm.extend([1, 2, 3, 250, 251, 252]);
-        let image = Screenshot::from_ppm(&ppm).expect("a 2×1 image");
-        assert_eq!((image.width, image.height), (2, 1));
-        assert_eq!(image.pixel(1, 0), [250, 251, 252]);
-        assert_eq!(Screenshot::from_ppm(&ppm[..ppm.len() - 1]), None);
-    }
 }
