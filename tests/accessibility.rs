@@ -78,15 +78,7 @@ fn walk(gui: &Gui, session: &SystemBus) -> (Vec<(String, String)>, Vec<String>) 
 #[ignore = "needs a display: build-aux/test.sh --lane gui runs it"]
 fn every_control_and_plot_has_a_name_a_screen_reader_speaks() {
     let session = common::a11y_session(&[]);
-    let tree = tempfile::tempdir().unwrap();
-    let root = tree.path().to_str().unwrap();
-    let gui = Gui::start_on(
-        &["--simulate", "intel-hybrid", "--sysfs-root", root],
-        None,
-        Some(session.address()),
-    );
-    gui.wait_for_log("first frame drawn", Duration::from_secs(30));
-    gui.wait_for_log("banner shows simulated", Duration::from_secs(10));
+    let (_tree, gui) = common::simulated_laptop_on(Some(session.address()));
 
     // Each page once shown, so that its widgets are in the tree.
     let mut every = Vec::new();

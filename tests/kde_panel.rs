@@ -17,7 +17,7 @@ mod common;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use common::{screenshot_dir, wait_until, Laptop, PACER, PACER_ENV};
+use common::{screenshot_dir, wait_until, Laptop};
 use pacer_testrig::kde_panel::{Button, KdePanel, Screenshot};
 use pacer_testrig::Service;
 
@@ -73,27 +73,7 @@ fn kde_panel_shows_the_tray_item_its_tooltip_and_menu_until_pacer_quits() {
         .arg("type='method_call',interface='com.canonical.dbusmenu'");
     let monitor = Service::spawn_command("dbus-monitor", panel.dir(), &mut monitor);
 
-    let mut command = Command::new(PACER);
-    command
-        .args(["--background", "--simulate", "intel-hybrid", "--sysfs-root"])
-        .arg(laptop.root())
-        .envs(PACER_ENV);
-    panel.client(&mut command);
-    let mut pacer = Service::spawn_command("pacer", panel.dir(), &mut command);
-
-    let mut items = Vec::new();
-    wait_until(
-        Duration::from_secs(30),
-        "the watcher lists Pacer's item",
-        || {
-            items = panel.items()?;
-            (items.len() == 1)
-                .then_some(())
-                .ok_or_else(|| format!("{items:?}\n{}", pacer.log()))
-        },
-    );
-    let (service, path) = items[0].split_once('/').expect("service/path");
-    let path = format!("/{path}");
+    let (mut pacer, service, path) = common::pacer_in_tray(&panel, &laptop);
 
     // The host shows a button for Pacer's item: its title, and its tooltip's text as Pacer's
     // item has it (read back together, until the first reading of the machine has filled
@@ -104,7 +84,7 @@ fn kde_panel_shows_the_tray_item_its_tooltip_and_menu_until_pacer_quits() {
         "the tray shows Pacer's item with its tooltip",
         || {
             let properties = session.call(
-                service,
+                &service,
                 &path,
                 "org.freedesktop.DBus.Properties.GetAll",
                 &["org.kde.StatusNotifierItem"],
@@ -162,7 +142,7 @@ fn kde_panel_shows_the_tray_item_its_tooltip_and_menu_until_pacer_quits() {
             "org.freedesktop.DBus",
             "/org/freedesktop/DBus",
             "org.freedesktop.DBus.GetNameOwner",
-            &[service],
+            &[service.as_str()],
         )
         .unwrap();
     let pacer_name = pacer_name.split('\'').nth(1).unwrap().to_owned();

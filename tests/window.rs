@@ -17,12 +17,7 @@ use pacer_testrig::SystemBus;
 
 /// The window on a simulated laptop in a directory of its own, up and saying so.
 fn simulated_laptop() -> (tempfile::TempDir, Gui) {
-    let tree = tempfile::tempdir().unwrap();
-    let root = tree.path().to_str().unwrap();
-    let gui = Gui::start(&["--simulate", "intel-hybrid", "--sysfs-root", root], None);
-    gui.wait_for_log("first frame drawn", Duration::from_secs(20));
-    gui.wait_for_log("banner shows simulated", Duration::from_secs(10));
-    (tree, gui)
+    common::simulated_laptop_on(None)
 }
 
 #[test]
@@ -364,15 +359,7 @@ fn turning_on_the_background_where_nothing_shows_it_says_so() {
     // A session bus that activates nothing: where desktops are installed, the usual one
     // would start a notification server on demand (KDE Plasma's, say).
     let session = SystemBus::start_session_with(|_| Vec::new(), &[]);
-    let tree = tempfile::tempdir().unwrap();
-    let root = tree.path().to_str().unwrap();
-    let gui = Gui::start_on(
-        &["--simulate", "intel-hybrid", "--sysfs-root", root],
-        None,
-        Some(session.address()),
-    );
-    gui.wait_for_log("first frame drawn", Duration::from_secs(20));
-    gui.wait_for_log("banner shows simulated", Duration::from_secs(10));
+    let (_tree, gui) = common::simulated_laptop_on(Some(session.address()));
     // F10 opens the main menu on its first item, "Run in Background".
     gui.key("F10");
     sleep(Duration::from_millis(500));

@@ -14,12 +14,10 @@
 mod common;
 
 use std::path::Path;
-use std::process::Command;
 use std::time::Duration;
 
-use common::{screenshot_dir, wait_until, Laptop, PACER, PACER_ENV};
+use common::{screenshot_dir, wait_until, Laptop};
 use pacer_testrig::xfce_panel::{Screenshot, XfcePanel};
-use pacer_testrig::Service;
 
 /// The top panel's height in the default layout (`panel-1`'s size in
 /// `/etc/xdg/xfce4/panel/default.xml`); the systray is in it.
@@ -106,29 +104,8 @@ fn xfce_panel_shows_the_tray_item_until_pacer_quits() {
     assert_eq!(panel.items(), Ok(Vec::new()), "no item before Pacer's");
     let without = settled_screenshot(&panel, panel.dir(), "without-pacer");
 
-    let mut command = Command::new(PACER);
-    command
-        .args(["--background", "--simulate", "intel-hybrid", "--sysfs-root"])
-        .arg(laptop.root())
-        .envs(PACER_ENV);
-    panel.client(&mut command);
-    let mut pacer = Service::spawn_command("pacer", panel.dir(), &mut command);
-
-    // The host's list: Pacer's item, as "service/path".
-    let mut items = Vec::new();
-    wait_until(
-        Duration::from_secs(30),
-        "the panel's watcher lists Pacer's item",
-        || {
-            items = panel.items()?;
-            (items.len() == 1)
-                .then_some(())
-                .ok_or_else(|| format!("{items:?}\n{}", pacer.log()))
-        },
-    );
+    let (mut pacer, service, path) = common::pacer_in_tray(&panel, &laptop);
     assert_eq!(panel.host_registered(), Ok(true));
-    let (service, path) = items[0].split_once('/').expect("service/path");
-    let path = format!("/{path}");
 
     // The item as the host reads it: all its properties at once, then its menu. Pacer
     // registers its item before its first reading of the machine fills it in (an empty icon
@@ -146,7 +123,7 @@ fn xfce_panel_shows_the_tray_item_until_pacer_quits() {
         "Pacer's item shows its icon and the profile",
         || {
             properties = session.call(
-                service,
+                &service,
                 &path,
                 "org.freedesktop.DBus.Properties.GetAll",
                 &["org.kde.StatusNotifierItem"],
@@ -164,7 +141,7 @@ fn xfce_panel_shows_the_tray_item_until_pacer_quits() {
         .unwrap_or_else(|| panic!("a Menu in {properties}"));
     let layout = session
         .call(
-            service,
+            &service,
             menu,
             "com.canonical.dbusmenu.GetLayout",
             &["0", "@i -1", "@as []"],

@@ -359,3 +359,47 @@ pub fn wait_until(limit: Duration, what: &str, mut check: impl FnMut() -> Result
         }
     }
 }
+
+/// Pacer with `--background` on `laptop`, a client of `panel`'s display and buses; returned
+/// once the panel's watcher lists its item, with the item's bus name and object path.
+pub fn pacer_in_tray(
+    panel: &pacer_testrig::PanelSession,
+    laptop: &Laptop,
+) -> (pacer_testrig::Service, String, String) {
+    let mut command = Command::new(PACER);
+    command
+        .args(["--background", "--simulate", "intel-hybrid", "--sysfs-root"])
+        .arg(laptop.root())
+        .envs(PACER_ENV);
+    panel.client(&mut command);
+    let pacer = pacer_testrig::Service::spawn_command("pacer", panel.dir(), &mut command);
+    let mut items = Vec::new();
+    wait_until(
+        Duration::from_secs(30),
+        "the panel's watcher lists Pacer's item",
+        || {
+            items = panel.items()?;
+            (items.len() == 1)
+                .then_some(())
+                .ok_or_else(|| format!("{items:?}\n{}", pacer.log()))
+        },
+    );
+    let (service, path) = items[0].split_once('/').expect("service/path");
+    (pacer, service.to_owned(), format!("/{path}"))
+}
+
+/// Pacer on the simulated laptop, laid out in a new temporary folder (returned with it), with
+/// no system bus and on the session bus at `session` (one of its own when none); returned
+/// once it has drawn its first frame and its banner says the machine is simulated.
+pub fn simulated_laptop_on(session: Option<&str>) -> (tempfile::TempDir, Gui) {
+    let tree = tempfile::tempdir().unwrap();
+    let root = tree.path().to_str().unwrap();
+    let gui = Gui::start_on(
+        &["--simulate", "intel-hybrid", "--sysfs-root", root],
+        None,
+        session,
+    );
+    gui.wait_for_log("first frame drawn", Duration::from_secs(30));
+    gui.wait_for_log("banner shows simulated", Duration::from_secs(10));
+    (tree, gui)
+}

@@ -9,7 +9,7 @@ use std::process::Command;
 use std::thread::sleep;
 use std::time::{Duration, Instant};
 
-use crate::Service;
+use crate::{Service, SystemBus};
 
 /// An Xvfb on a free display, its log in `dir`.
 pub(crate) fn x_server(dir: &Path) -> (Service, String) {
@@ -146,4 +146,135 @@ mod tests {
         assert_eq!(image.pixel(1, 0), [250, 251, 252]);
         assert_eq!(Screenshot::from_ppm(&ppm[..ppm.len() - 1]), None);
     }
+}
+
+/// What a panel's rig (Xfce's, Plasma's) runs its panel in: an X server, a session bus, a
+/// private HOME and a folder of its own; and what a test asks of it, the same in both. The
+/// rigs dereference to it.
+#[derive(Debug)]
+pub struct PanelSession {
+    // Fields drop in order: the bus before the X server, the folder last.
+    session: SystemBus,
+    _xvfb: Service,
+    env: Vec<(String, String)>,
+    dir: tempfile::TempDir,
+}
+
+impl PanelSession {
+    /// The session of the X server `xvfb` and the bus `session`, whose clients get `env`,
+    /// with its files in `dir`.
+    pub(crate) fn new(
+        dir: tempfile::TempDir,
+        xvfb: Service,
+        session: SystemBus,
+        env: Vec<(String, String)>,
+    ) -> PanelSession {
+        PanelSession {
+            session,
+            _xvfb: xvfb,
+            env,
+            dir,
+        }
+    }
+
+    /// `program` as one of the desktop's own: its display, buses and HOME.
+    pub(crate) fn command(&self, program: &Path) -> Command {
+        let mut command = Command::new(program);
+        // The session's own manager, if the tests run inside one, is not this panel's.
+        command.env_remove("SESSION_MANAGER");
+        add_unset(&mut command, &self.env);
+        command
+    }
+
+    /// The variables of a client of the display and buses.
+    pub(crate) fn env(&self) -> &[(String, String)] {
+        &self.env
+    }
+
+    /// The watcher's `IsStatusNotifierHostRegistered`.
+    pub fn host_registered(&self) -> Result<bool, String> {
+        self.session.status_notifier_host_registered()
+    }
+
+    /// The items the watcher lists, as "service/path".
+    pub fn items(&self) -> Result<Vec<String>, String> {
+        self.session.status_notifier_items()
+    }
+
+    /// The whole screen, saved as a PNG at `path` and read back.
+    pub fn screenshot(&self, path: &Path) -> Screenshot {
+        screenshot(&self.env, path)
+    }
+
+    /// The session bus the panel, and its clients, are on.
+    pub fn session(&self) -> &SystemBus {
+        &self.session
+    }
+
+    /// Gives `command` the panel's variables that it does not set itself: a client of the
+    /// panel's display and buses.
+    pub fn client(&self, command: &mut Command) {
+        add_unset(command, &self.env);
+    }
+
+    /// A folder for the test's files, removed with the panel.
+    pub fn dir(&self) -> &Path {
+        self.dir.path()
+    }
+}
+
+/// Waits until `ready` says the panel that `program` runs is ready; fails when the program
+/// ends or `limit` passes, saying `what`, why not yet, and what the panel logged (`log`).
+pub(crate) fn wait_for_panel(
+    program: &Service,
+    limit: Duration,
+    what: &str,
+    log: impl Fn() -> String,
+    mut ready: impl FnMut() -> Result<(), String>,
+) {
+    let deadline = Instant::now() + limit;
+    loop {
+        assert!(
+            program.pid().is_some_and(running),
+            "{what}: it ended:\n{}",
+            log()
+        );
+        let not_yet = match ready() {
+            Ok(()) => return,
+            Err(why) => why,
+        };
+        assert!(
+            Instant::now() < deadline,
+            "{what} within {limit:?} ({not_yet}):\n{}",
+            log()
+        );
+        sleep(Duration::from_millis(200));
+    }
+}
+
+/// Makes the panel rig `$rig`, whose field `desktop` is its PanelSession, dereference to it.
+macro_rules! deref_to_panel_session {
+    ($rig:ty) => {
+        /// What the panel runs in: its display, buses and folder, and what a test asks of
+        /// them.
+        impl std::ops::Deref for $rig {
+            type Target = $crate::desktop::PanelSession;
+
+            fn deref(&self) -> &Self::Target {
+                &self.desktop
+            }
+        }
+    };
+}
+pub(crate) use deref_to_panel_session;
+
+/// Whether process `pid` is there and not a zombie.
+pub(crate) fn running(pid: u32) -> bool {
+    fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|stat| {
+            stat.rsplit_once(") ")
+                .map(|(_, rest)| !rest.starts_with('Z'))
+        })
+        .unwrap_or(false)
 }

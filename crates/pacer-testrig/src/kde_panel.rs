@@ -17,7 +17,10 @@ use std::thread::sleep;
 use std::time::{Duration, Instant};
 
 pub use crate::desktop::Screenshot;
-use crate::desktop::{add_unset, private_home, screenshot, x_server};
+use crate::desktop::{
+    add_unset, deref_to_panel_session, private_home, running, wait_for_panel, x_server,
+    PanelSession,
+};
 use crate::{Service, SystemBus, WATCHER};
 
 /// The layout, as plasmashell reads it from the config folder.
@@ -83,11 +86,10 @@ pub struct KdePanel {
     // Fields drop in order: plasmashell before kded5, the bus and the X server.
     plasmashell: Service,
     kded: Service,
-    session: SystemBus,
-    _xvfb: Service,
-    env: Vec<(String, String)>,
-    dir: tempfile::TempDir,
+    desktop: PanelSession,
 }
+
+deref_to_panel_session!(KdePanel);
 
 impl KdePanel {
     /// Starts the panel, with `system_bus` as its (and its clients') system bus, and returns
@@ -136,75 +138,51 @@ impl KdePanel {
             "DBUS_SESSION_BUS_ADDRESS".to_owned(),
             session.address().to_owned(),
         ));
-        let desktop = |program: &Path| {
-            let mut command = Command::new(program);
-            // The session's own manager, if the tests run inside one, is not this panel's.
-            command.env_remove("SESSION_MANAGER");
-            add_unset(&mut command, &env);
-            command
-        };
+        let desktop = PanelSession::new(dir, xvfb, session, env);
         // Its statusnotifierwatcher module owns the watcher; plasmashell does not start it.
-        let kded = Service::spawn_command("kded5", dir.path(), &mut desktop(Path::new("kded5")));
-        session.wait_for_name(WATCHER, Duration::from_secs(30));
-        let mut command = desktop(&plasmashell);
+        let kded = Service::spawn_command(
+            "kded5",
+            desktop.dir(),
+            &mut desktop.command(Path::new("kded5")),
+        );
+        desktop
+            .session()
+            .wait_for_name(WATCHER, Duration::from_secs(30));
+        let mut command = desktop.command(&plasmashell);
         command.arg("--no-respawn");
-        let plasmashell = Service::spawn_command("plasmashell", dir.path(), &mut command);
-        let mut panel = KdePanel {
+        let plasmashell = Service::spawn_command("plasmashell", desktop.dir(), &mut command);
+        let panel = KdePanel {
             plasmashell,
             kded,
-            session,
-            _xvfb: xvfb,
-            env,
-            dir,
+            desktop,
         };
         panel.wait_until_ready();
         panel
     }
 
-    fn wait_until_ready(&mut self) {
-        let deadline = Instant::now() + READY_LIMIT;
-        loop {
-            assert!(
-                self.plasmashell.is_running(),
-                "plasmashell ended:\n{}",
-                self.log()
-            );
+    fn wait_until_ready(&self) {
+        let ready = || {
             // The accessibility bus is first asked for once the host is there: started
             // before plasmashell, it missed plasmashell at times.
             let host = self.host_registered();
-            let shown = if host == Ok(true) {
-                match self.buttons() {
-                    Ok(buttons) if buttons.iter().any(|b| b.name == EXPAND_BUTTON) => return,
-                    Ok(buttons) => format!("no {EXPAND_BUTTON:?} button in {buttons:?}"),
-                    Err(e) => e,
-                }
-            } else {
-                format!("IsStatusNotifierHostRegistered: {host:?}")
-            };
-            assert!(
-                Instant::now() < deadline,
-                "Plasma's panel showed no system tray within {READY_LIMIT:?} ({shown}):\n{}",
-                self.log()
-            );
-            sleep(Duration::from_millis(250));
-        }
-    }
-
-    /// The watcher's `IsStatusNotifierHostRegistered`.
-    pub fn host_registered(&self) -> Result<bool, String> {
-        self.session.status_notifier_host_registered()
-    }
-
-    /// The items the watcher lists.
-    pub fn items(&self) -> Result<Vec<String>, String> {
-        self.session.status_notifier_items()
+            if host != Ok(true) {
+                return Err(format!("IsStatusNotifierHostRegistered: {host:?}"));
+            }
+            let buttons = self.buttons()?;
+            match buttons.iter().any(|b| b.name == EXPAND_BUTTON) {
+                true => Ok(()),
+                false => Err(format!("no {EXPAND_BUTTON:?} button in {buttons:?}")),
+            }
+        };
+        let what = "Plasma's panel showed no system tray";
+        wait_for_panel(&self.plasmashell, READY_LIMIT, what, || self.log(), ready);
     }
 
     /// The panel's push buttons, as its accessibility tree has them: the tray's items, and
     /// its own expand button.
     pub fn buttons(&self) -> Result<Vec<Button>, String> {
         let mut python = Command::new("/usr/bin/python3");
-        add_unset(&mut python, &self.env);
+        add_unset(&mut python, self.env());
         let output = python.args(["-c", BUTTONS]).output().map_err(|e| {
             format!("Debian's python3: {e} (the test command installs python3-pyatspi)")
         })?;
@@ -217,33 +195,12 @@ impl KdePanel {
     /// Runs `xdotool` with `args` on the panel's display.
     pub fn xdotool(&self, args: &[&str]) {
         let mut xdotool = Command::new("xdotool");
-        add_unset(&mut xdotool, &self.env);
+        add_unset(&mut xdotool, self.env());
         let status = xdotool
             .args(args)
             .status()
             .expect("xdotool runs (the test command installs it)");
         assert!(status.success(), "xdotool {args:?}");
-    }
-
-    /// The whole screen, saved as a PNG at `path` and read back.
-    pub fn screenshot(&self, path: &Path) -> Screenshot {
-        screenshot(&self.env, path)
-    }
-
-    /// The session bus the panel, and its clients, are on.
-    pub fn session(&self) -> &SystemBus {
-        &self.session
-    }
-
-    /// Gives `command` the panel's variables that it does not set itself: a client of the
-    /// panel's display and buses.
-    pub fn client(&self, command: &mut Command) {
-        add_unset(command, &self.env);
-    }
-
-    /// A folder for the test's files, removed with the panel.
-    pub fn dir(&self) -> &Path {
-        self.dir.path()
     }
 
     /// What plasmashell (and kded5) logged so far.
@@ -263,7 +220,7 @@ impl Drop for KdePanel {
         self.plasmashell.stop();
         let ours = [Some(std::process::id()), self.kded.pid()];
         let activated: Vec<u32> = self
-            .session
+            .session()
             .connection_pids()
             .into_iter()
             .filter(|pid| !ours.contains(&Some(*pid)))
@@ -284,17 +241,6 @@ impl Drop for KdePanel {
                 .status();
         }
     }
-}
-
-/// Whether process `pid` is there and not a zombie.
-fn running(pid: u32) -> bool {
-    fs::read_to_string(format!("/proc/{pid}/stat"))
-        .ok()
-        .and_then(|stat| {
-            stat.rsplit_once(") ")
-                .map(|(_, rest)| !rest.starts_with('Z'))
-        })
-        .unwrap_or(false)
 }
 
 /// `program` on PATH.

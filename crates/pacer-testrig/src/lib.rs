@@ -17,6 +17,8 @@ pub mod kde_panel;
 pub mod reference_trees;
 pub mod xfce_panel;
 
+pub use desktop::PanelSession;
+
 use std::ffi::OsStr;
 use std::fs;
 use std::path::{Path, PathBuf};

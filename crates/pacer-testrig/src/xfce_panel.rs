@@ -8,12 +8,12 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::thread::sleep;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 pub use crate::desktop::Screenshot;
-use crate::desktop::{add_unset, private_home, screenshot, x_server};
+use crate::desktop::{
+    deref_to_panel_session, private_home, wait_for_panel, x_server, PanelSession,
+};
 use crate::{Service, SystemBus};
 
 /// The settings store's name, and its D-Bus service file (which names the program: it lives
@@ -29,11 +29,10 @@ pub struct XfcePanel {
     // Fields drop in order: the panel before its settings store, buses and X server.
     panel: Service,
     _xfconfd: Service,
-    session: SystemBus,
-    _xvfb: Service,
-    env: Vec<(String, String)>,
-    dir: tempfile::TempDir,
+    desktop: PanelSession,
 }
+
+deref_to_panel_session!(XfcePanel);
 
 impl XfcePanel {
     /// Starts the panel, with `system_bus` as its (and its clients') system bus, and returns
@@ -52,82 +51,32 @@ impl XfcePanel {
             ]
             .map(|(name, value)| (name.to_owned(), value.to_owned())),
         );
-        let desktop = |program: &Path| {
-            let mut command = Command::new(program);
-            // The session's own manager, if the tests run inside one, is not this panel's.
-            command.env_remove("SESSION_MANAGER");
-            add_unset(&mut command, &env);
-            command
-        };
+        let desktop = PanelSession::new(dir, xvfb, session, env);
         // Started here rather than by the bus, so that it is stopped with the panel.
-        let xfconfd = Service::spawn_command("xfconfd", dir.path(), &mut desktop(&xfconfd()));
-        session.wait_for_name(XFCONF, Duration::from_secs(10));
-        let mut command = desktop(Path::new("xfce4-panel"));
+        let xfconfd =
+            Service::spawn_command("xfconfd", desktop.dir(), &mut desktop.command(&xfconfd()));
+        desktop
+            .session()
+            .wait_for_name(XFCONF, Duration::from_secs(10));
+        let mut command = desktop.command(Path::new("xfce4-panel"));
         command.arg("--disable-wm-check");
-        let panel = Service::spawn_command("xfce4-panel", dir.path(), &mut command);
-        let mut panel = XfcePanel {
+        let panel = Service::spawn_command("xfce4-panel", desktop.dir(), &mut command);
+        let panel = XfcePanel {
             panel,
             _xfconfd: xfconfd,
-            session,
-            _xvfb: xvfb,
-            env,
-            dir,
+            desktop,
         };
         panel.wait_until_ready();
         panel
     }
 
-    fn wait_until_ready(&mut self) {
-        let deadline = Instant::now() + READY_LIMIT;
-        loop {
-            assert!(
-                self.panel.is_running(),
-                "xfce4-panel ended:\n{}",
-                self.log()
-            );
-            let host = self.host_registered();
-            if host == Ok(true) {
-                return;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "Xfce's panel registered no StatusNotifier host within {READY_LIMIT:?} \
-                 (IsStatusNotifierHostRegistered: {host:?}):\n{}",
-                self.log()
-            );
-            sleep(Duration::from_millis(100));
-        }
-    }
-
-    /// The watcher's `IsStatusNotifierHostRegistered`.
-    pub fn host_registered(&self) -> Result<bool, String> {
-        self.session.status_notifier_host_registered()
-    }
-
-    /// The items the panel's watcher lists.
-    pub fn items(&self) -> Result<Vec<String>, String> {
-        self.session.status_notifier_items()
-    }
-
-    /// The whole screen, saved as a PNG at `path` and read back.
-    pub fn screenshot(&self, path: &Path) -> Screenshot {
-        screenshot(&self.env, path)
-    }
-
-    /// The session bus the panel, and its clients, are on.
-    pub fn session(&self) -> &SystemBus {
-        &self.session
-    }
-
-    /// Gives `command` the panel's variables that it does not set itself: a client of the
-    /// panel's display and buses.
-    pub fn client(&self, command: &mut Command) {
-        add_unset(command, &self.env);
-    }
-
-    /// A folder for the test's files, removed with the panel.
-    pub fn dir(&self) -> &Path {
-        self.dir.path()
+    fn wait_until_ready(&self) {
+        let ready = || match self.host_registered() {
+            Ok(true) => Ok(()),
+            host => Err(format!("IsStatusNotifierHostRegistered: {host:?}")),
+        };
+        let what = "Xfce's panel registered no StatusNotifier host";
+        wait_for_panel(&self.panel, READY_LIMIT, what, || self.log(), ready);
     }
 
     /// What the panel (and its plugins) logged so far.
