@@ -220,3 +220,14 @@ pacer_stage_development_build() {
   rm -rf "$stage"
   meson install -C "$build" --no-rebuild --destdir "$stage" >> "$log" 2>&1
 }
+
+# pacer_elf_imports|pacer_elf_exports SYMBOL FILE : whether the ELF FILE takes SYMBOL (its
+# version aside) from a library, or gives it, by its dynamic symbol table.
+pacer_elf_imports() { pacer_elf_symbol "$@" '=='; }
+pacer_elf_exports() { pacer_elf_symbol "$@" '!='; }
+pacer_elf_symbol() {
+  readelf --dyn-syms --wide "$2" 2> /dev/null | awk -v symbol="$1" -v undefined="$3" '
+    { name = $8; sub(/@.*/, "", name) }
+    name == symbol && (undefined == "==" ? $7 == "UND" : $7 != "UND") { found = 1 }
+    END { exit !found }'
+}

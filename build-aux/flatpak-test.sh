@@ -75,17 +75,6 @@ PACER_ACTIONS="'io.github.pacerapp.Pacer.set-cpu-power','io.github.pacerapp.Pace
 # does not: the type of AdwToggleGroup, the profile's choice there (made from its type, so the
 # program calls no adw_toggle_group_new).
 ADW_17_SYMBOL=adw_toggle_group_get_type
-# imports|exports SYMBOL FILE: whether the ELF FILE takes SYMBOL from a library, or gives it.
-imports() { dynamic_symbol "$@" '=='; }
-exports() { dynamic_symbol "$@" '!='; }
-# dynamic_symbol SYMBOL FILE ==|!=: whether FILE's dynamic symbol table has SYMBOL (its version
-# aside) with its section index (Ndx) UND, or not UND.
-dynamic_symbol() {
-  readelf --dyn-syms --wide "$2" 2> /dev/null | awk -v symbol="$1" -v undefined="$3" '
-    { name = $8; sub(/@.*/, "", name) }
-    name == symbol && (undefined == "==" ? $7 == "UND" : $7 != "UND") { found = 1 }
-    END { exit !found }'
-}
 
 PIDS=()
 APP_PID=
@@ -289,7 +278,7 @@ else
   bad "$APP is not on the test runtime: $(grep Runtime: <<< "$info")"
 fi
 # The program flatpak installed is the gnome_48 build.
-if imports "$ADW_17_SYMBOL" "$FLATPAK_USER_DIR/app/$APP/current/active/files/bin/pacer"; then
+if pacer_elf_imports "$ADW_17_SYMBOL" "$FLATPAK_USER_DIR/app/$APP/current/active/files/bin/pacer"; then
   ok "the installed /app/bin/pacer is the gnome_48 build: it imports libadwaita 1.7's $ADW_17_SYMBOL"
 else
   bad "the installed /app/bin/pacer does not import libadwaita 1.7's $ADW_17_SYMBOL: not the gnome_48 build"
@@ -419,7 +408,7 @@ os_release=$(in_sandbox cat /usr/lib/os-release 2>&1)
 versions=$(in_sandbox cat "/usr/$RUNTIME_PACKAGE_LIST" 2>&1 |
   awk '$1 == "libgtk-4-1" || $1 == "libadwaita-1-0"' | LC_ALL=C sort | tr '\n' ' ')
 if [[ $os_release == *'VERSION_CODENAME=trixie'* ]] && [[ $versions =~ ^libadwaita-1-0\ 1\.7\..*libgtk-4-1\ 4\.18\. ]] &&
-  exports "$ADW_17_SYMBOL" "$runtime_files/lib/x86_64-linux-gnu/libadwaita-1.so.0"; then
+  pacer_elf_exports "$ADW_17_SYMBOL" "$runtime_files/lib/x86_64-linux-gnu/libadwaita-1.so.0"; then
   ok "the app runs on Debian 13's GNOME stack: $(sed -n 's/^PRETTY_NAME="\(.*\)"/\1/p' <<< "$os_release"), ${versions% }; its libadwaita exports $ADW_17_SYMBOL"
 else
   bad "the sandbox's /usr is not Debian 13 with GTK 4.18 and libadwaita 1.7: ${os_release:0:200}; ${versions:-no package list}"

@@ -2,8 +2,8 @@
 # The Debian packages: pacer, pacer-helper and gnome-shell-extension-pacer, built by
 # dpkg-buildpackage from debian/ in an offline copy of the project, into target/package/
 # (the .debs, .buildinfo and .changes). Sourced by build-aux/package.sh, which sets kind,
-# PACKAGE_DIR, PACKAGE_BUILD_DIR and VERSION and has made pacer_package_source and cargo
-# available.
+# PACKAGE_DIR, PACKAGE_BUILD_DIR, VERSION (and DEB_13_ROOT for deb-13) and has made
+# pacer_package_source and cargo available.
 #
 # kind deb builds them here, against this machine's release (Debian 12: GTK 4.8, GNOME Shell
 # 43). kind deb-13 builds them in the Debian 13 root that build-aux/shell-root.sh 48 lays out,
@@ -22,7 +22,7 @@ deb_root=
 if [ "$kind" = deb-13 ]; then
   source build-aux/root-build.sh
   deb_out=$PACKAGE_DIR/debian-13
-  deb_root=$(build-aux/shell-root.sh 48) || { pacer_say "deb-13: no Debian 13 root"; exit 1; }
+  deb_root=$DEB_13_ROOT
 fi
 mkdir -p "$deb_out"
 deb_log=$deb_out/deb-build.log

@@ -163,9 +163,10 @@ done
 window_13=$(mktemp)
 dpkg-deb --fsys-tarfile "$(deb_of pacer "$DEB_13")" | tar -xOf - ./usr/bin/pacer > "$window_13"
 widgets_48=(adw_banner_get_type adw_alert_dialog_new adw_toggle_group_get_type gtk_file_dialog_save)
-imported=$(readelf -W --dyn-syms "$window_13" | awk '$7 == "UND" { sub(/@.*/, "", $8); print $8 }')
+not_imported=$(for symbol in "${widgets_48[@]}"; do
+  pacer_elf_imports "$symbol" "$window_13" || echo "$symbol"
+done)
 rm -f "$window_13"
-not_imported=$(for symbol in "${widgets_48[@]}"; do grep -qx "$symbol" <<< "$imported" || echo "$symbol"; done)
 if [ -z "$not_imported" ]; then
   ok "Debian 13's /usr/bin/pacer is the GNOME 48 build: it calls ${widgets_48[*]}"
 else

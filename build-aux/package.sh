@@ -138,7 +138,7 @@ pacer_package_stamp() {
   rustc -vV
   env | grep '^CARGO_PROFILE_RELEASE_' | sort || true
   # The Debian 13 root's path names its recipe (build-aux/shell-root.sh).
-  [ "$kind" != deb-13 ] || build-aux/shell-root.sh 48 2> /dev/null
+  [ -z "${DEB_13_ROOT:-}" ] || echo "$DEB_13_ROOT"
 }
 
 kind=${1:-}
@@ -151,6 +151,10 @@ case "$kind" in
 esac
 pacer_ensure_rust
 mkdir -p "$PACKAGE_DIR"
+# Where deb-13 builds: the Debian 13 root of the shell-48 lane, laid out once and cached.
+if [ "$kind" = deb-13 ]; then
+  DEB_13_ROOT=$(build-aux/shell-root.sh 48) || { pacer_say "deb-13: no Debian 13 root"; exit 1; }
+fi
 # PACER_PACKAGE_FAST=1 (the test lanes): the release profile without its optimisation, fat
 # LTO and single codegen unit, which take most of a build's time on few processors; the same
 # files in the same places, larger and slower. Built incrementally too: each build's source tree

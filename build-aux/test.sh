@@ -126,25 +126,22 @@ run_lane() {
         --test tray --test xfce_panel --test kde_panel --test state_bus -- --ignored
       ;;
     shell-43) "${CARGO_TEST[@]}" --test gnome_shell --test shell_extension -- --ignored ;;
-    # In the root of 48, build-aux/gtk-build.sh builds Pacer against GTK 4.18 (its gnome_48
-    # feature) and lints that build; gtk_48_window runs it there. The same for 50, against
-    # GTK 4.24 (gnome_50). Without the build the window's test runs all the same, and fails
-    # for want of it.
-    shell-48)
-      local pacer_48 status=0
-      pacer_48=$(build-aux/gtk-build.sh 48 "$(build-aux/shell-root.sh 48)") || status=1
-      PACER_GTK_48=$pacer_48 with_shell_root 48 "${CARGO_TEST[@]}" --test gnome_shell_48 \
-        --test gtk_48_window -- --ignored
-      both $? test "$status" = 0
-      ;;
-    shell-50)
-      local pacer_50 status=0
-      pacer_50=$(build-aux/gtk-build.sh 50 "$(build-aux/shell-root.sh 50)") || status=1
-      PACER_GTK_50=$pacer_50 with_shell_root 50 "${CARGO_TEST[@]}" --test gnome_shell_50 \
-        --test gtk_50_window -- --ignored
-      both $? test "$status" = 0
-      ;;
+    shell-48) shell_lane 48 --test gnome_shell_48 --test gtk_48_window ;;
+    shell-50) shell_lane 50 --test gnome_shell_50 --test gtk_50_window ;;
   esac
+}
+# shell_lane VERSION TARGET… : in the root of GNOME Shell VERSION, build-aux/gtk-build.sh
+# builds Pacer against that release's GTK (its gnome_VERSION feature: 48 on GTK 4.18, 50 on
+# GTK 4.24) and lints that build; then the cargo test TARGETs run there with PACER_GTK_VERSION
+# naming the build. Without the build the window's test runs all the same, and fails for want
+# of it.
+shell_lane() {
+  local version=$1 pacer status=0
+  shift
+  pacer=$(build-aux/gtk-build.sh "$version" "$(build-aux/shell-root.sh "$version")") || status=1
+  local -x "PACER_GTK_$version=$pacer"
+  with_shell_root "$version" "${CARGO_TEST[@]}" "$@" -- --ignored
+  both $? test "$status" = 0
 }
 # with_shell_root VERSION COMMAND… : runs COMMAND with PACER_SHELL_VERSION_ROOT naming the
 # root of GNOME Shell VERSION (made once, then cached: build-aux/shell-root.sh), which says
