@@ -126,21 +126,25 @@ run_lane() {
         --test tray --test xfce_panel --test kde_panel --test state_bus -- --ignored
       ;;
     shell-43) "${CARGO_TEST[@]}" --test gnome_shell --test shell_extension -- --ignored ;;
-    shell-48) shell_lane 48 --test gnome_shell_48 --test gtk_48_window ;;
-    shell-50) shell_lane 50 --test gnome_shell_50 --test gtk_50_window ;;
+    shell-48)
+      shell_lane 48 "${CARGO_TEST[@]}" --test gnome_shell_48 --test gtk_48_window -- --ignored
+      ;;
+    shell-50)
+      shell_lane 50 "${CARGO_TEST[@]}" --test gnome_shell_50 --test gtk_50_window -- --ignored
+      ;;
   esac
 }
-# shell_lane VERSION TARGET… : in the root of GNOME Shell VERSION, build-aux/gtk-build.sh
+# shell_lane VERSION COMMAND… : in the root of GNOME Shell VERSION, build-aux/gtk-build.sh
 # builds Pacer against that release's GTK (its gnome_VERSION feature: 48 on GTK 4.18, 50 on
-# GTK 4.24) and lints that build; then the cargo test TARGETs run there with PACER_GTK_VERSION
-# naming the build. Without the build the window's test runs all the same, and fails for want
-# of it.
+# GTK 4.24) and lints that build; then COMMAND (the lane's cargo tests) runs with the shell's
+# root (with_shell_root) and PACER_GTK_VERSION naming the build. Without the build the
+# window's test runs all the same, and fails for want of it.
 shell_lane() {
   local version=$1 pacer status=0
   shift
   pacer=$(build-aux/gtk-build.sh "$version" "$(build-aux/shell-root.sh "$version")") || status=1
   local -x "PACER_GTK_$version=$pacer"
-  with_shell_root "$version" "${CARGO_TEST[@]}" "$@" -- --ignored
+  with_shell_root "$version" "$@"
   both $? test "$status" = 0
 }
 # with_shell_root VERSION COMMAND… : runs COMMAND with PACER_SHELL_VERSION_ROOT naming the
