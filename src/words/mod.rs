@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 //! Sentences in the user's language built from typed values, wherever they are shown: what
-//! the window says in passing (`said`), the banner's notices (`banner`), a finding's cause
-//! (`why`), why the window is
+//! the window says in passing (`said`), the banner's notices (`banner`), a finding in one line (`finding`), a
+//! finding's cause (`why`), why the window is
 //! read-only (`helper`), why there is no history to show (`history`), a profile's
 //! name and a change's time.
 
 pub(crate) mod banner;
+pub(crate) mod finding;
 pub(crate) mod helper;
 pub(crate) mod history;
 pub(crate) mod profile;
