@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 //! Sentences in the user's language built from typed values, wherever they are shown: what
-//! the window says in passing (`said`), the banner's notices (`banner`), a finding in one line (`finding`), a
-//! finding's cause (`why`), why the window is
-//! read-only (`helper`), why there is no history to show (`history`), a profile's
-//! name and a change's time.
+//! the window says in passing (`said`), the banner's notices (`banner`), a finding in one
+//! line (`finding`), a finding's cause (`why`), a setting's value in words (`setting`), why
+//! the window is read-only (`helper`), why there is no history to show (`history`), a
+//! profile's name and a change's time.
 
 pub(crate) mod banner;
 pub(crate) mod finding;
@@ -11,5 +11,6 @@ pub(crate) mod helper;
 pub(crate) mod history;
 pub(crate) mod profile;
 pub(crate) mod said;
+pub(crate) mod setting;
 pub(crate) mod time;
 pub(crate) mod why;
