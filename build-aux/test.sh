@@ -123,7 +123,8 @@ run_lane() {
     # own X server too); the cairo renderer, as everywhere under Xvfb.
     gui)
       GSK_RENDERER=cairo xvfb-run -a "${CARGO_TEST[@]}" --lib --test window --test accessibility \
-        --test tray --test xfce_panel --test kde_panel --test state_bus -- --ignored
+        --test plain_words --test tray --test xfce_panel --test kde_panel --test state_bus \
+        -- --ignored
       ;;
     shell-43) "${CARGO_TEST[@]}" --test gnome_shell --test shell_extension -- --ignored ;;
     shell-48)
