@@ -4,7 +4,7 @@
 
 # Debian/Ubuntu packages Pacer builds against.
 # (glib-compile-schemas, from libglib2.0-bin, compiles the settings schema for a build tree;
-# meson builds and installs everything, see README's "Installing".)
+# meson builds and installs everything, see docs/INSTALL.md.)
 PACER_BUILD_PACKAGES=(build-essential pkg-config libgtk-4-dev libadwaita-1-dev libglib2.0-bin meson)
 # What the test suite uses besides: a virtual display for the window, jq for the JSON checks,
 # util-linux's setpriv to read as an unprivileged user, a D-Bus daemon, gdbus, and

@@ -562,7 +562,7 @@ if until_true 10 grep -qF -- "$summary" "$RUN/notifications" 2> /dev/null && [ -
 else
   bad "the notification server got no notification \"$summary\": $(cat "$RUN/notifications" 2> /dev/null)"
 fi
-# The screenshot of the README: the warning, as a Flatpak user sees it.
+# The screenshot of docs/INSTALL.md: the warning, as a Flatpak user sees it.
 sleep 1
 window=$(xdotool search --onlyvisible --name 'Pacer' 2> /dev/null | head -n 1)
 # Where the tests put theirs (PACER_SCREENSHOTS, as build-aux/screenshots.sh sets it).
@@ -618,7 +618,8 @@ allow "$PACER_ACTIONS,'net.hadess.PowerProfiles.switch-profile','org.freedesktop
 # ---------------------------------------------------------------- what the sandbox hides from Pacer
 # Another power manager's bus name (tuned's, a stand-in here) is hidden like every name not
 # granted, and its process is outside the sandbox's /proc: the host's pacerctl names it, the
-# sandbox's cannot (the README says why the manifest does not grant it).
+# sandbox's cannot (docs/INSTALL.md, "The Flatpak and the host helper", says why the
+# manifest does not grant it).
 /usr/bin/python3 -m dbusmock --system com.redhat.tuned /Tuned com.redhat.tuned.control > "$WORK/tuned-stand-in.log" 2>&1 &
 PIDS+=($!)
 if wait_for_name system com.redhat.tuned; then
