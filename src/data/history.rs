@@ -4,7 +4,8 @@
 //! the whole session; what it recorded so far, then each change as it comes, in batches (a
 //! governor set on sixteen policies is thirty-two changes within milliseconds: one batch).
 //! The History page lists them; the banner's "Why?" and the live plot's marks read the
-//! recent ones (`Recent`). Changes of one request become one (`grouped`).
+//! recent ones (`Recent`). Changes of one request become one (`grouped`); the page's rows
+//! are a timeline of them (`timeline`), on cores named by their type (`cores`).
 
 use std::time::{Duration, SystemTime};
 
@@ -13,6 +14,12 @@ use pacer_core::history::{Event, Setting};
 use pacer_dbus::client::{call, ClientError};
 use pacer_dbus::history::History1Proxy;
 use pacer_dbus::Helper1Proxy;
+
+mod cores;
+mod timeline;
+
+pub use cores::{Cores, Covered};
+pub use timeline::{timeline, Entry, Moment};
 
 /// How long a batch waits for the rest of a burst of changes.
 const BATCH_WITHIN: Duration = Duration::from_millis(150);

@@ -1,17 +1,18 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-//! The History page: who changed the power state, newest first, from the helper's recording
-//! as the window follows it (`data::history`): each change is a row (`row`) — what changed,
-//! from what to what, who made it, with an icon per kind of source — under a heading per
-//! minute, filtered by setting or core type.
+//! The History page: who changed the power state, a timeline newest first, from the helper's
+//! recording as the window follows it (`data::history`): each change is a row (`row`) — what
+//! changed, from what to what, who made it, with an icon per kind of source — under a heading
+//! per minute (or second), writes that changed nothing folded, filtered by setting or core
+//! type.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
 use std::sync::Arc;
 
 use pacer_core::history::{Event, Setting};
 use pacer_core::i18n::gettext;
 use pacer_core::status::Status;
 use pacer_core::values::CoreType;
-use pacer_core::who::{by_whom, setting_label, what_changed};
+use pacer_core::who::{by_whom, what_changed};
 use pacer_measure::table::cores_of_type;
 use relm4::factory::FactoryVecDeque;
 use relm4::gtk::glib;
@@ -20,14 +21,14 @@ use relm4::{adw, gtk};
 
 use adw::prelude::*;
 
-use crate::data::history::{grouped, HistoryUnavailable};
+use crate::data::history::{grouped, timeline, Cores, HistoryUnavailable};
 use crate::widgets::a11y::labelled;
 use crate::widgets::icons;
-use crate::words::history::unavailable;
+use crate::words::history::{filter_name, row_words, unavailable};
 
 mod row;
 
-use row::{capitalised, minute_heading, ChangeRow};
+use row::{moment_heading, ChangeRow};
 
 /// The most changes kept (the helper's own ring is larger: the page shows the recent past).
 const KEPT: usize = 2000;
@@ -55,7 +56,7 @@ const CORE_TYPES: [CoreType; 3] = [
 pub struct HistoryPage {
     /// Oldest first.
     events: VecDeque<Event>,
-    core_types: BTreeMap<u32, CoreType>,
+    cores: Cores,
     setting: Option<Setting>,
     core_type: Option<CoreType>,
     /// The rows shown: the kept changes that pass the filters, newest first, grouped.
@@ -99,7 +100,7 @@ impl SimpleComponent for HistoryPage {
                 #[local_ref]
                 core_filter -> gtk::DropDown {
                     #[watch]
-                    set_visible: !model.core_types.is_empty(),
+                    set_visible: model.cores.typed(),
                     connect_selected_notify[sender] => move |dropdown| {
                         sender.input(HistoryMsg::CoreType(dropdown.selected()));
                     },
@@ -138,10 +139,10 @@ impl SimpleComponent for HistoryPage {
         let rows: FactoryVecDeque<ChangeRow> = FactoryVecDeque::builder()
             .launch(gtk::ListBox::new())
             .detach();
-        rows.widget().set_header_func(minute_heading);
+        rows.widget().set_header_func(moment_heading);
         let model = HistoryPage {
             events: VecDeque::new(),
-            core_types: BTreeMap::new(),
+            cores: Cores::default(),
             setting: None,
             core_type: None,
             rows,
@@ -149,7 +150,7 @@ impl SimpleComponent for HistoryPage {
         };
         let setting_filter: gtk::DropDown = labelled(&gettext("Setting"));
         let settings: Vec<String> = std::iter::once(gettext("All settings"))
-            .chain(SETTINGS.iter().map(|s| capitalised(&setting_label(*s))))
+            .chain(SETTINGS.iter().map(|s| filter_name(*s)))
             .collect();
         setting_filter.set_model(Some(&strings(&settings)));
         let core_filter: gtk::DropDown = labelled(&gettext("Core type"));
@@ -185,14 +186,9 @@ impl SimpleComponent for HistoryPage {
                 self.unavailable = Some(why);
             }
             HistoryMsg::Status(status) => {
-                let core_types: BTreeMap<u32, CoreType> = status
-                    .snapshot
-                    .policies
-                    .iter()
-                    .filter_map(|policy| Some((policy.id, policy.core_type?)))
-                    .collect();
-                if core_types != self.core_types {
-                    self.core_types = core_types;
+                let cores = Cores::of(&status);
+                if cores != self.cores {
+                    self.cores = cores;
                     self.fill();
                 }
             }
@@ -233,19 +229,41 @@ impl HistoryPage {
                 || event
                     .policies
                     .iter()
-                    .any(|policy| self.core_types.get(policy) == Some(&wanted))
+                    .any(|policy| self.cores.core_type(*policy) == Some(wanted))
         });
         of_setting && of_core_type
     }
 
-    /// Shows the kept changes that pass the filters, newest first, grouped.
+    /// Shows the kept changes that pass the filters as a timeline, newest first.
     fn fill(&mut self) {
-        let shown = grouped(self.events.iter().rev().filter(|e| self.shows(e)));
+        let shown = timeline(grouped(self.events.iter().rev().filter(|e| self.shows(e))));
+        let shown: Vec<_> = shown
+            .into_iter()
+            .take(SHOWN)
+            .map(|entry| {
+                let cause = entry.event.cause.and_then(|id| self.event(id));
+                let words = row_words(&entry, &self.cores, cause);
+                (entry.event, words)
+            })
+            .collect();
         let mut rows = self.rows.guard();
         rows.clear();
-        for event in shown.into_iter().take(SHOWN) {
-            rows.push_back(event);
+        for row in shown {
+            rows.push_back(row);
         }
+        drop(rows);
+        // A row is in the list before it is named by its moment: head them once all are.
+        self.rows.widget().invalidate_headers();
+    }
+
+    /// The kept change numbered `id`.
+    fn event(&self, id: u64) -> Option<&Event> {
+        // Kept in the order they were recorded, and numbered in it.
+        let at = self
+            .events
+            .binary_search_by_key(&id, |event| event.id)
+            .ok()?;
+        self.events.get(at)
     }
 }
 

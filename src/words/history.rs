@@ -1,11 +1,122 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-//! Why the History page has nothing to show, in its words: the helper has no recording to
-//! offer, refused to share it, or sent one Pacer cannot read. The library's own message goes
-//! in parentheses, as it gave it.
+//! The History page in words: each row's what (`change`) and who (`who`) in plain words, with
+//! the recording's own (tokens, policies, process ids) in its tooltip; and why the page has
+//! nothing to show: the helper has no recording to offer, refused to share it, or sent one
+//! Pacer cannot read. The library's own message goes in parentheses, as it gave it.
 
-use pacer_core::i18n::{fill, gettext};
+use pacer_core::history::{Event, Setting};
+use pacer_core::i18n::{fill, gettext, ngettext};
+use pacer_core::who::{by_whom, setting_label, what_changed};
 
-use crate::data::history::HistoryUnavailable;
+use crate::data::history::{Cores, Entry, HistoryUnavailable};
+use crate::words::setting::with_token;
+use crate::words::time::heading;
+
+mod change;
+mod who;
+
+pub use change::filter_name;
+
+/// A History row in words.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RowWords {
+    /// What changed, in one short line.
+    pub title: String,
+    /// Who changed it; empty where there is no one to name.
+    pub subtitle: String,
+    /// The recording's own words: the kernel's values, the policies, process ids and
+    /// change numbers; empty for the recording's own events, which have none.
+    pub tooltip: String,
+    /// The heading the row goes under: "14:02", or "14:02:11" where its minute has several.
+    pub heading: String,
+}
+
+/// `entry` in words, its policies named by `cores`; `cause`: the change the kernel answered,
+/// where kept.
+pub fn row_words(entry: &Entry, cores: &Cores, cause: Option<&Event>) -> RowWords {
+    let event = &entry.event;
+    let subtitle = who::by(event, cause);
+    let heading = heading(&entry.moment);
+    if matches!(
+        event.setting,
+        Setting::Recording | Setting::Sleep | Setting::ProfileHold
+    ) {
+        let title = capitalised(&what_changed(event));
+        let tooltip = String::new();
+        return RowWords {
+            title,
+            subtitle,
+            tooltip,
+            heading,
+        };
+    }
+    let what = change::setting_on(event.setting, &cores.covered(&event.policies));
+    let new = change::value_words(event.setting, &event.new);
+    let (title, tokens) = match (&event.old, entry.rewrites) {
+        (Some(old), 0) => (
+            fill(
+                gettext("{what}: {old} → {new}"),
+                &[
+                    ("what", &what),
+                    ("old", &change::value_words(event.setting, old)),
+                    ("new", &new),
+                ],
+            ),
+            format!("{old} → {}", event.new),
+        ),
+        (None, 0) => (
+            fill(
+                gettext("{what}: now {new}"),
+                &[("what", &what), ("new", &new)],
+            ),
+            event.new.clone(),
+        ),
+        (_, 1) => (
+            fill(
+                gettext("{what} stays {value}"),
+                &[("what", &what), ("value", &new)],
+            ),
+            event.new.clone(),
+        ),
+        (_, times) => (
+            fill(
+                ngettext(
+                    "{what} stays {value} · rewritten {count} time",
+                    "{what} stays {value} · rewritten {count} times",
+                    u32::try_from(times).unwrap_or(u32::MAX),
+                ),
+                &[("what", &what), ("value", &new), ("count", &times)],
+            ),
+            event.new.clone(),
+        ),
+    };
+    let setting = setting_label(event.setting);
+    let policies = if event.policies.is_empty() {
+        setting
+    } else {
+        let policies: pacer_core::cpuset::CpuSet = event.policies.iter().copied().collect();
+        fill(
+            gettext("{setting} on policy {policies}"),
+            &[("setting", &setting), ("policies", &policies)],
+        )
+    };
+    let tooltip = [with_token(&tokens), policies, capitalised(&by_whom(event))].join("\n");
+    RowWords {
+        title,
+        subtitle,
+        tooltip,
+        heading,
+    }
+}
+
+/// `text` with its first letter in capitals.
+pub fn capitalised(text: &str) -> String {
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
 
 /// The History page's description when the recording cannot be followed.
 pub fn unavailable(why: &HistoryUnavailable) -> String {
@@ -25,3 +136,6 @@ pub fn unavailable(why: &HistoryUnavailable) -> String {
     };
     fill(text, &[("error", &error)])
 }
+
+#[cfg(test)]
+mod tests;

@@ -2,6 +2,7 @@
 use std::time::{Duration, UNIX_EPOCH};
 
 use pacer_core::history::{Source, Writer};
+use pacer_core::values::CoreType;
 
 use super::*;
 
@@ -89,4 +90,174 @@ fn the_changes_since_a_time_are_newest_first_without_the_recordings_own() {
         .map(|e| (e.setting, e.policies.clone()))
         .collect();
     assert_eq!(shown, [(Setting::Epp, vec![0, 1, 2, 3])]);
+}
+
+/// A write of `value` over `old` on `policies`, `at_ms` into the recording.
+fn write(id: u64, setting: Setting, old: &str, value: &str, source: Source, at_ms: u64) -> Event {
+    Event {
+        old: Some(old.into()),
+        new: value.into(),
+        policies: vec![0, 1],
+        ..event(id, setting, 0, source, at_ms)
+    }
+}
+
+/// The rows' settings, values and rewrite counts, newest first.
+fn rows(entries: &[Entry]) -> Vec<(Setting, &str, usize)> {
+    entries
+        .iter()
+        .map(|e| (e.event.setting, e.event.new.as_str(), e.rewrites))
+        .collect()
+}
+
+#[test]
+fn a_run_of_rewrites_is_one_row_per_setting_value_and_hand() {
+    use Setting::{Epp, Governor};
+    // Oldest first: a change, then a daemon rewriting the EPP and the governor every five
+    // seconds, once by another hand; then a change, and the same rewrite again.
+    let events = [
+        write(1, Epp, "power", "performance", Source::Process, 0),
+        write(2, Epp, "performance", "performance", Source::Process, 5_000),
+        write(
+            3,
+            Governor,
+            "powersave",
+            "powersave",
+            Source::Process,
+            5_001,
+        ),
+        write(
+            4,
+            Epp,
+            "performance",
+            "performance",
+            Source::Process,
+            10_000,
+        ),
+        write(
+            5,
+            Governor,
+            "powersave",
+            "powersave",
+            Source::Process,
+            10_001,
+        ),
+        write(6, Epp, "performance", "performance", Source::Daemon, 12_000),
+        write(
+            7,
+            Epp,
+            "performance",
+            "performance",
+            Source::Process,
+            15_000,
+        ),
+        write(8, Epp, "performance", "power", Source::Process, 20_000),
+        write(9, Epp, "power", "power", Source::Process, 25_000),
+    ];
+    let shown = timeline(grouped(events.iter().rev()));
+    assert_eq!(
+        rows(&shown),
+        [
+            (Epp, "power", 1),
+            (Epp, "power", 0),
+            (Epp, "performance", 3),
+            (Epp, "performance", 1),
+            (Governor, "powersave", 2),
+            (Epp, "performance", 0),
+        ]
+    );
+    // A row stands for its newest write.
+    assert_eq!(shown[2].event.id, 7);
+}
+
+#[test]
+fn rewrites_on_other_cores_or_by_another_program_stay_apart() {
+    let by = |id, at_ms, pid, name: &str| Event {
+        process: Some(Writer {
+            pid,
+            comm: Some(name.into()),
+            exe: None,
+            unit: None,
+            uid: None,
+        }),
+        ..write(id, Setting::Epp, "power", "power", Source::Process, at_ms)
+    };
+    let events = [
+        by(1, 0, 100, "tlp"),
+        // Each run of a command is a process of its own: the name is the hand.
+        by(2, 5_000, 200, "tlp"),
+        by(3, 10_000, 300, "auto-cpufreq"),
+        Event {
+            policies: vec![0],
+            ..by(4, 15_000, 400, "tlp")
+        },
+    ];
+    let shown = timeline(grouped(events.iter().rev()));
+    let counts: Vec<(u64, usize)> = shown.iter().map(|e| (e.event.id, e.rewrites)).collect();
+    assert_eq!(counts, [(4, 1), (3, 1), (2, 2)]);
+}
+
+#[test]
+fn a_heading_names_the_minute_and_the_second_only_where_its_rows_differ() {
+    // The recording's clock starts at 1_796_355_607 s: 7 s into a minute.
+    let minute = |id, at_ms| {
+        write(
+            id,
+            Setting::Epp,
+            "power",
+            "performance",
+            Source::Process,
+            at_ms,
+        )
+    };
+    let events = [
+        minute(1, 0),
+        Event {
+            setting: Setting::Governor,
+            ..minute(2, 400)
+        },
+        minute(3, 60_000),
+        minute(4, 80_000),
+    ];
+    let shown = timeline(grouped(events.iter().rev()));
+    let since_start = |entry: &Entry| {
+        let at = entry
+            .moment
+            .time
+            .duration_since(UNIX_EPOCH)
+            .unwrap()
+            .as_secs();
+        (at as i64 - 1_796_355_607, entry.moment.seconds)
+    };
+    let moments: Vec<(i64, bool)> = shown.iter().map(since_start).collect();
+    assert_eq!(moments, [(80, true), (60, true), (-7, false), (-7, false)]);
+}
+
+#[test]
+fn a_change_on_every_policy_of_a_kind_is_on_those_cores() {
+    let hybrid = Cores::of(&crate::testing::simulated_status("intel-hybrid", &[]));
+    assert!(hybrid.typed());
+    assert_eq!(hybrid.covered(&[]), Covered::Machine);
+    assert_eq!(hybrid.covered(&(0..16).collect::<Vec<_>>()), Covered::All);
+    let p_cores: Vec<u32> = (0..16)
+        .filter(|p| hybrid.core_type(*p) == Some(CoreType::Performance))
+        .collect();
+    assert!(!p_cores.is_empty() && p_cores.len() < 16, "{p_cores:?}");
+    assert_eq!(
+        hybrid.covered(&p_cores),
+        Covered::Type(CoreType::Performance)
+    );
+    assert_eq!(
+        hybrid.covered(&p_cores[1..]),
+        Covered::Cpus(p_cores[1..].iter().copied().collect())
+    );
+    // A policy of several CPUs is named by its CPUs; one not read, by its number.
+    let board = Cores::of(&crate::testing::simulated_status("arm-rk3588", &[]));
+    assert_eq!(
+        board.covered(&[0, 99]),
+        Covered::Cpus("0-3,99".parse().unwrap())
+    );
+    let alike = Cores::of(&crate::testing::simulated_status("netbook-2", &[]));
+    assert!(!alike.typed());
+    assert_eq!(alike.covered(&[0, 1]), Covered::All);
 }
