@@ -66,13 +66,16 @@ const MODULES: [&str; 6] = [
     "widgets.js",
 ];
 
-/// States of State1 (as gjs unpacks them) and what the view must show for each.
+/// States of State1 (as gjs unpacks them) and what the view must show for each; the third
+/// from a Pacer older than CoreTypeLabels.
 const STATES: &str = r#"[
   null,
   {"Profile": "balanced", "Profiles": ["power-saver", "balanced", "performance"],
    "ProfileDaemon": "power-profiles-daemon", "Holds": [], "DegradedReason": "",
    "CoreTypes": [["performance", "balance_performance", "powersave"],
                  ["efficiency", "balance_power", "powersave"]],
+   "CoreTypeLabels": [["performance", "Balanced performance", "Power saving governor"],
+                      ["efficiency", "Balanced power saving", "Power saving governor"]],
    "Frequencies": [["performance", 3200000], ["efficiency", 800000]],
    "Findings": [], "Measuring": false},
   {"Profile": "performance", "Profiles": ["balanced", "performance"],
@@ -80,11 +83,12 @@ const STATES: &str = r#"[
    "Holds": [["performance", "org.gnome.Builder", "compiling"]],
    "DegradedReason": "lap-detected",
    "CoreTypes": [["", "balance_performance", "powersave"]], "Frequencies": [],
-   "Findings": [["epp-mismatch@0,1", "warning", "EPP is balance_performance on 0-1", "something wrote it", true],
+   "Findings": [["epp-mismatch@0,1", "warning", "EPP is not what Performance sets", "something wrote it", true],
                 ["no-eas@", "info", "EAS is off", "schedutil is not used", false]],
    "Measuring": true},
   {"Profile": "", "Profiles": [], "ProfileDaemon": "", "Holds": [], "DegradedReason": "",
-   "CoreTypes": [["", "", "performance"]], "Frequencies": [["", 0]], "Findings": [],
+   "CoreTypes": [["", "", "performance"]], "CoreTypeLabels": [["", "", "Performance governor"]],
+   "Frequencies": [["", 0]], "Findings": [],
    "Measuring": false}
 ]"#;
 
@@ -130,7 +134,7 @@ fn the_view_logic_gives_the_same_views_in_both_module_systems() {
     assert_eq!(hybrid["title"], "Balanced");
     assert_eq!(
         hybrid["subtitle"],
-        "EPP balance_performance · balance_power"
+        "EPP Balanced performance · Balanced power saving"
     );
     assert_eq!(hybrid["checked"], false);
     assert_eq!(
@@ -138,6 +142,8 @@ fn the_view_logic_gives_the_same_views_in_both_module_systems() {
         "io.github.pacerapp.Pacer-balanced-symbolic"
     );
     assert_eq!(hybrid["coreTypes"][0]["label"], "Performance cores");
+    assert_eq!(hybrid["coreTypes"][0]["epp"], "Balanced performance");
+    assert_eq!(hybrid["coreTypes"][1]["governor"], "Power saving governor");
     assert_eq!(hybrid["coreTypes"][0]["frequency"], "3.20 GHz");
     assert_eq!(hybrid["coreTypes"][1]["frequency"], "800 MHz");
     assert_eq!(hybrid["profiles"][1]["active"], true);
@@ -151,7 +157,7 @@ fn the_view_logic_gives_the_same_views_in_both_module_systems() {
     assert_eq!(hybrid["warningBrief"], "", "no warning, nothing to say");
     assert_eq!(
         warned["findings"][0]["summary"],
-        "EPP is balance_performance on 0-1"
+        "EPP is not what Performance sets"
     );
     assert_eq!(warned["checked"], true);
     assert_eq!(
@@ -161,6 +167,10 @@ fn the_view_logic_gives_the_same_views_in_both_module_systems() {
     assert_eq!(warned["findings"][0]["fixable"], true);
     assert_eq!(warned["findings"][1]["warning"], false);
     assert_eq!(warned["coreTypes"][0]["label"], "All cores");
+    assert_eq!(
+        warned["coreTypes"][0]["epp"], "balance_performance",
+        "an older Pacer gives the kernel's words only"
+    );
     assert_eq!(
         warned["notes"],
         serde_json::json!([
@@ -173,6 +183,10 @@ fn the_view_logic_gives_the_same_views_in_both_module_systems() {
     assert_eq!(no_daemon["title"], "Power Profile");
     assert_eq!(no_daemon["subtitle"], "No profile daemon");
     assert_eq!(no_daemon["coreTypes"][0]["frequency"], "");
+    assert_eq!(
+        no_daemon["coreTypes"][0]["governor"],
+        "Performance governor"
+    );
 }
 
 /// gjs (SpiderMonkey 102 here) parses every module of the 45–50 build: loading stops at

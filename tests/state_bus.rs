@@ -118,6 +118,12 @@ fn the_state_follows_the_machine_and_takes_calls() {
             && core_types.contains("('efficiency', 'balance_performance', 'powersave')"),
         "{core_types}"
     );
+    let labels = property("CoreTypeLabels");
+    assert!(
+        labels.contains("('performance', 'Balanced performance', 'Power saving governor')")
+            && labels.contains("('efficiency', 'Balanced performance', 'Power saving governor')"),
+        "{labels}"
+    );
     assert!(property("Measuring").contains("false"));
 
     // The frequencies are sampled for the bus only while a caller watches them, and until
@@ -191,6 +197,11 @@ fn the_state_follows_the_machine_and_takes_calls() {
     let epp = laptop.file("sys/devices/system/cpu/cpufreq/policy4/energy_performance_preference");
     std::fs::write(&epp, "power\n").unwrap();
     let key = fixable_finding(&property);
+    let findings = property("Findings");
+    assert!(
+        findings.contains("'EPP is not what Performance sets'"),
+        "one line of words: {findings}"
+    );
     let unknown = call(&format!("{INTERFACE}.Fix"), &["no-such-finding"]).unwrap_err();
     assert!(unknown.contains("State1.Error.UnknownFinding"), "{unknown}");
     call(&format!("{INTERFACE}.Fix"), &[&key]).unwrap();

@@ -177,7 +177,8 @@ fn the_tray_switches_profiles_and_warns_once() {
                 &["org.kde.StatusNotifierItem", "ToolTip"],
             )
             .unwrap_or_default();
-        (tooltip.contains("Why: at ")
+        (tooltip.contains("⚠ EPP is not what Performance sets")
+            && tooltip.contains("Why: at ")
             && tooltip.contains("EPP on policy 4: performance → power, by ")
             && tooltip.contains(&format!("(pid {}", std::process::id())))
         .then_some(())
@@ -201,6 +202,29 @@ fn the_tray_switches_profiles_and_warns_once() {
     // Still there a few readings later: not announced again.
     sleep(Duration::from_secs(5));
     assert_eq!(notifications(), 1, "{}", gui.log());
+    // Titled with the finding's one line; its body without the shell command of the
+    // finding's fix (`powerprofilesctl set …`): its Fix is a button.
+    let sent = session
+        .call(
+            "org.freedesktop.Notifications",
+            "/org/freedesktop/Notifications",
+            "org.freedesktop.DBus.Mock.GetCalls",
+            &[],
+        )
+        .unwrap();
+    assert!(
+        sent.contains("'EPP is not what Performance sets'"),
+        "{sent}"
+    );
+    for command in ["powerprofilesctl", "sudo", "echo "] {
+        assert!(!sent.contains(command), "{sent}");
+    }
+    // The menu fixes it by the same line.
+    assert!(
+        entry_id(&menu_layout(), "Fix: EPP is not what Performance sets").is_some(),
+        "{}",
+        menu_layout()
+    );
 
     // The notification's Fix (the server's ActionInvoked for the first notification): the
     // profile goes away and back, and the daemon writes the EPP again.

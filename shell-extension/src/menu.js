@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Pacer's part of a power toggle's menu: the profiles (in Pacer's own toggle only: GNOME's
-// lists them itself), the EPP and governor per core type with their frequencies, the
-// daemon's notes, the findings with their Fix, Measure Ramp-Up and Open Pacer; Start Pacer
-// alone while Pacer does not run.
+// lists them itself), the EPP and governor per core type in words with their frequencies,
+// the daemon's notes, the findings in one line each with their Fix (a click on one opens
+// Pacer's window), Measure Ramp-Up and Open Pacer; Start Pacer alone while Pacer does not
+// run.
 //
 // Written as an ES module; the build (build.py) turns it into a legacy module for 43 and 44.
 
@@ -49,7 +50,7 @@ export class PacerMenuSection {
         });
         if (layout === this._layout) {
             view.coreTypes.forEach((coreType, index) =>
-                this._coreTypeItems[index].setDetail(coreTypeDetail(coreType)));
+                this._coreTypeItems[index].setValue(coreType.frequency));
             return;
         }
         this._layout = layout;
@@ -72,31 +73,44 @@ export class PacerMenuSection {
             section.addMenuItem(new PopupMenu.PopupSeparatorMenuItem());
         }
         for (const coreType of view.coreTypes) {
-            const item = new DetailItem({title: coreType.label, detail: coreTypeDetail(coreType)});
+            const item = new DetailItem({
+                title: coreType.label,
+                value: coreType.frequency,
+                detail: [coreType.epp, coreType.governor].filter(part => part !== '').join(' · '),
+            });
             this._coreTypeItems.push(item);
             section.addMenuItem(item);
         }
         for (const note of view.notes)
             section.addMenuItem(new PopupMenu.PopupMenuItem(note, {reactive: false}));
+        // A finding in its one line: its Fix a button, its details in Pacer's window, which a
+        // click on the line opens.
         for (const finding of view.findings) {
+            const fix = {label: _('Fix'), activate: () => this._callPacer('Fix', [finding.key])};
             const item = new DetailItem({
                 title: finding.summary,
                 iconName: finding.warning ? 'dialog-warning-symbolic' : 'dialog-information-symbolic',
-                action: finding.fixable ? _('Fix') : null,
+                action: finding.fixable ? fix : null,
+                reactive: true,
             });
             item.finding = finding;
             // None where no accessibility bus runs.
             const accessible = item.get_accessible();
             if (accessible)
                 accessible.accessible_description = finding.cause;
-            item.connect('activate', () => this._callPacer('Fix', [finding.key]));
+            item.connect('activate', () => this._openWindow());
             section.addMenuItem(item);
         }
         section.addMenuItem(new PopupMenu.PopupSeparatorMenuItem());
         const measure = this._addItem(view.measuring ? _('Measuring…') : _('Measure Ramp-Up'),
             () => this._callPacer('MeasureRamp', []));
         measure.setSensitive(!view.measuring);
-        this._addItem(_('Open Pacer'), () => this._callPacer('ShowWindow', ['']));
+        this._addItem(_('Open Pacer'), () => this._openWindow());
+    }
+
+    // Pacer's window, on the page it showed last.
+    _openWindow() {
+        this._callPacer('ShowWindow', ['']);
     }
 
     _addItem(label, activate) {
@@ -124,15 +138,4 @@ function releaseItems(section) {
             section.actor.grab_key_focus();
         item.track_hover = false;
     }
-}
-
-/**
- * What a core type's menu item says below its name.
- *
- * @param {object} coreType the core type's view
- * @returns {string}
- */
-function coreTypeDetail(coreType) {
-    return [coreType.epp, coreType.governor, coreType.frequency]
-        .filter(part => part !== '').join(' · ');
 }

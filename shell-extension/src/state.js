@@ -77,9 +77,12 @@ function iconName(profile, warning) {
 }
 
 /**
- * Everything the extension shows.
+ * Everything the extension shows: words, as Pacer gives them (a finding's summary, the
+ * settings in CoreTypeLabels) or as this module makes them, and no kernel token but where
+ * an older Pacer gives nothing else.
  *
- * @param {?object} state State1's properties (unpacked), or null while Pacer is not running
+ * @param {?object} state State1's properties (unpacked), or null while Pacer is not running;
+ *   CoreTypeLabels may be missing (an older Pacer)
  * @param {Function} _ gettext
  * @returns {object} the view
  */
@@ -105,11 +108,14 @@ export function viewOf(state, _) {
     }));
     const warning = findings.find(finding => finding.warning);
     const frequencies = new Map(state.Frequencies);
+    // The EPP and governor in Pacer's words; a Pacer older than CoreTypeLabels gives only
+    // the kernel's.
+    const words = new Map((state.CoreTypeLabels ?? [])
+        .map(([coreType, epp, governor]) => [coreType, {epp, governor}]));
     const coreTypes = state.CoreTypes.map(([coreType, epp, governor]) => ({
         coreType,
         label: coreTypeLabel(coreType, _),
-        epp,
-        governor,
+        ...words.get(coreType) ?? {epp, governor},
         frequency: frequencyLabel(frequencies.get(coreType) || 0, _),
     }));
     const daemon = state.ProfileDaemon !== '';

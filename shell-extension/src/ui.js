@@ -20,6 +20,8 @@ const INTERFACE = 'io.github.pacerapp.Pacer.State1';
 const INTERFACE_FILE = 'io.github.pacerapp.Pacer.State1.xml';
 const PROPERTIES = ['Profile', 'Profiles', 'ProfileDaemon', 'Holds', 'DegradedReason',
     'CoreTypes', 'Frequencies', 'Findings', 'Measuring'];
+// Added to State1 later: an older Pacer, a Flatpak say, lacks them, and the view does without.
+const LATER_PROPERTIES = ['CoreTypeLabels'];
 
 /**
  * The extension while enabled: the proxy of Pacer's state, the toggle and the panel icon.
@@ -194,11 +196,12 @@ class PacerQuickSettings {
         if (this._properties === null)
             return null;
         const state = {};
-        for (const name of PROPERTIES) {
+        for (const name of [...PROPERTIES, ...LATER_PROPERTIES]) {
             const value = this._properties.get(name);
-            if (value === undefined)
+            if (value !== undefined)
+                state[name] = value.deepUnpack();
+            else if (PROPERTIES.includes(name))
                 return null;
-            state[name] = value.deepUnpack();
         }
         return state;
     }

@@ -112,39 +112,77 @@ function defineClasses(shell) {
         }
     });
 
-    // A line with its details below where given (wrapped, not cut), an icon before and an
-    // action's name after where given: a core type's settings, a finding with its Fix (its
-    // cause, a paragraph, is the item's accessible description and in Pacer's window).
+    // A line with a value at its end where given, its details below where given, an icon
+    // before and a button after for an action where given: a core type with its frequency
+    // and settings; a finding, with its Fix. The line stays one line, cut with an ellipsis
+    // rather than wrapped (a finding's is a few words: its details are in Pacer's window);
+    // the details wrap, never cut. Reactive only where `reactive` (its `activate` signal
+    // then acts), as a finding opens Pacer's window.
     const DetailItem = GObject.registerClass(
     class DetailItem extends PopupMenu.PopupBaseMenuItem {
-        _init({title, detail = null, iconName = null, action = null}) {
-            super._init({reactive: action !== null, can_focus: action !== null});
-            if (iconName)
+        _init({
+            title, value = null, detail = null, iconName = null, action = null, reactive = false,
+        }) {
+            super._init({reactive, can_focus: reactive});
+            if (iconName) {
+                // Where GNOME's items have their icon, and their ornament: 43 keeps a place
+                // for one in every item, 45 and later not unless it is set.
+                this.setOrnament(PopupMenu.Ornament.HIDDEN);
                 this.add_child(new St.Icon({style_class: 'popup-menu-icon', icon_name: iconName}));
-            const lines = new St.BoxLayout({vertical: true, x_expand: true});
-            const texts = [[title, null], [detail, 'font-size: smaller;']]
-                .filter(([text]) => text !== null);
-            const labels = texts.map(([text, style]) => {
-                const label = new St.Label({text, style, visible: text !== ''});
-                label.clutter_text.line_wrap = true;
-                label.clutter_text.ellipsize = 0; // Pango.EllipsizeMode.NONE
-                lines.add_child(label);
-                return label;
+            }
+            const lines = new St.BoxLayout({
+                vertical: true,
+                x_expand: true,
+                y_align: Clutter.ActorAlign.CENTER,
             });
-            this._detail = labels[1] || null;
+            const line = new St.BoxLayout({x_expand: true});
+            this.titleLabel = new St.Label({text: title, x_expand: true});
+            this.titleLabel.clutter_text.line_wrap = false;
+            this.titleLabel.clutter_text.ellipsize = 3; // Pango.EllipsizeMode.END
+            line.add_child(this.titleLabel);
+            this._value = null;
+            if (value !== null) {
+                this._value = new St.Label({text: value});
+                line.add_child(this._value);
+            }
+            lines.add_child(line);
+            this._detail = null;
+            if (detail !== null) {
+                this._detail = new St.Label({
+                    text: detail,
+                    style: 'font-size: smaller;',
+                    visible: detail !== '',
+                });
+                this._detail.clutter_text.line_wrap = true;
+                this._detail.clutter_text.ellipsize = 0; // Pango.EllipsizeMode.NONE
+                lines.add_child(this._detail);
+            }
             this.add_child(lines);
-            this.label_actor = lines.get_first_child();
+            this.label_actor = this.titleLabel;
+            // Its own button: a click on it does the action, and not the item's (GNOME's
+            // Background Apps items have their close button so). Narrower than the theme's
+            // buttons, for the line's words.
+            this.actionButton = null;
             if (action !== null) {
-                this.add_child(new St.Label({
-                    text: action,
+                this.actionButton = new St.Button({
+                    label: action.label,
                     style_class: 'button',
+                    style: 'padding: 3px 12px;',
+                    can_focus: true,
                     y_align: Clutter.ActorAlign.CENTER,
-                }));
+                });
+                this.actionButton.connect('clicked', () => action.activate());
+                this.add_child(this.actionButton);
             }
         }
 
-        setDetail(detail) {
-            this._detail.set({text: detail, visible: detail !== ''});
+        /** @returns {string} the value at the line's end */
+        get value() {
+            return this._value.text;
+        }
+
+        setValue(value) {
+            this._value.text = value;
         }
     });
 

@@ -268,8 +268,9 @@ impl Background {
         let Some(proxy) = self.notifications.ready().filter(|_| notify).cloned() else {
             return;
         };
+        let profile = status.profile.as_ref().map(|p| p.active.as_str());
         for finding in new {
-            let (summary, body, fix) = notify::message(finding, helper_present);
+            let (summary, body, fix) = notify::message(finding, profile, helper_present);
             let proxy = proxy.clone();
             let events = self.events.clone();
             relm4::spawn(async move {

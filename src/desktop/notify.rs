@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 //! Desktop notifications for new warnings (`org.freedesktop.Notifications`): one per distinct
 //! finding, with its fix as an action, and none for the same finding again until it has
-//! cleared.
+//! cleared. Its title is the finding's one line of plain words; its body the facts and what
+//! the recording says caused them, and no shell command: the fix is the notification's
+//! button, the rest in Pacer's window, which a click on the notification opens.
 
 use std::collections::{BTreeSet, HashMap};
 
@@ -11,6 +13,7 @@ use zbus::zvariant::Value;
 
 use crate::app::config;
 use crate::data::change::offered_fix;
+use crate::words::finding::headline;
 use crate::words::why::{why, with_why};
 
 /// The notification server's bus name.
@@ -68,16 +71,17 @@ impl Announcements {
     }
 }
 
-/// What a notification about `finding` says, and the fix it offers (when Pacer can carry it
-/// out: see [`offered_fix`]).
-pub fn message(finding: &Finding, helper_present: bool) -> (String, String, Option<FixAction>) {
+/// What a notification about `finding` says, its title and its body, while the daemon has
+/// `profile` active, and the fix it offers (when Pacer can carry it out: see
+/// [`offered_fix`]).
+pub fn message(
+    finding: &Finding,
+    profile: Option<&str>,
+    helper_present: bool,
+) -> (String, String, Option<FixAction>) {
     (
-        finding.summary.clone(),
-        format!(
-            "{}\n{}",
-            with_why(&finding.detail, why(finding).as_deref()),
-            finding.fix.description
-        ),
+        headline(finding, profile),
+        with_why(&finding.summary, why(finding).as_deref()),
         offered_fix(finding, helper_present).cloned(),
     )
 }
@@ -157,16 +161,22 @@ mod tests {
     }
 
     #[test]
-    fn a_notification_names_the_cause_before_the_fix() {
+    fn a_notification_is_titled_in_one_line_and_names_the_cause_but_no_command() {
         let status = crate::testing::turbo_switched_off_by_tlp();
         let turbo = status
             .findings
             .iter()
             .find(|f| f.kind == FindingKind::TurboDisabled)
             .unwrap();
-        let (_, body, _) = message(turbo, true);
-        let why = body.find("Why: at ").expect("the cause is said");
+        // The fix the finding offers is a command ("echo 1 | sudo tee …").
+        assert!(turbo.fix.description.contains("sudo"), "{:?}", turbo.fix);
+        let (title, body, _) = message(turbo, Some("balanced"), true);
+        assert_eq!(title, "Turbo boost is off");
+        assert!(body.starts_with(&turbo.summary), "{body}");
+        assert!(body.contains("Why: at "), "the cause is said: {body}");
         assert!(body.contains("by tlp (pid 812, tlp.service)"), "{body}");
-        assert!(why < body.find(&turbo.fix.description).unwrap(), "{body}");
+        for command in ["sudo", "echo ", "/sys/"] {
+            assert!(!body.contains(command), "{body}");
+        }
     }
 }

@@ -15,6 +15,8 @@ use relm4::gtk::glib::{prelude::*, Variant};
 use crate::data::change::{offered_fix, Change};
 use crate::data::request::{Page, Request};
 use crate::widgets::plot::TypeSummary;
+use crate::words::finding::headline;
+use crate::words::setting::{epp_label, governor_label};
 use crate::words::why::{why, with_why};
 
 /// The interface that shows it.
@@ -34,6 +36,8 @@ pub struct CoreTypeState {
 pub struct FindingState {
     pub key: String,
     pub severity: Severity,
+    /// The finding in one short line of plain words ([`headline`]), as much as a menu item
+    /// has room for; the policies and the kernel's values are in Pacer's window.
     pub summary: String,
     /// Why it holds: the finding's explanation.
     pub detail: String,
@@ -67,6 +71,14 @@ pub fn finding_key(finding: &Finding) -> String {
         .unwrap_or_default();
     let policies: Vec<String> = finding.policies.iter().map(u32::to_string).collect();
     format!("{kind}@{}", policies.join(","))
+}
+
+/// A core type as the bus names it: empty where all cores are alike.
+fn core_type_name(core_type: Option<CoreType>) -> String {
+    core_type
+        .map(CoreType::as_str)
+        .unwrap_or_default()
+        .to_owned()
 }
 
 /// What the policies of each core type share, fastest type first, untyped cores last.
@@ -105,6 +117,7 @@ impl SessionState {
     /// `helper_present`.
     pub fn of(status: &Status, helper_present: bool, previous: &SessionState) -> SessionState {
         let profile = status.profile.as_ref();
+        let active = profile.map(|p| p.active.as_str());
         SessionState {
             profile: profile.map(|p| p.active.clone()),
             profiles: profile
@@ -126,7 +139,7 @@ impl SessionState {
                 .map(|finding| FindingState {
                     key: finding_key(finding),
                     severity: finding.severity,
-                    summary: finding.summary.clone(),
+                    summary: headline(finding, active),
                     detail: finding.detail.clone(),
                     why: why(finding),
                     fix: offered_fix(finding, helper_present).cloned(),
@@ -147,12 +160,6 @@ impl SessionState {
     /// The property `name` as the bus carries it.
     pub fn property(&self, name: &str) -> Option<Variant> {
         let text = |value: Option<String>| value.unwrap_or_default();
-        let core_type = |core_type: Option<CoreType>| {
-            core_type
-                .map(CoreType::as_str)
-                .unwrap_or_default()
-                .to_owned()
-        };
         Some(match name {
             "Profile" => text(self.profile.clone()).to_variant(),
             "Profiles" => self.profiles.to_variant(),
@@ -170,22 +177,12 @@ impl SessionState {
                 .collect::<Vec<_>>()
                 .to_variant(),
             "DegradedReason" => text(self.degraded.clone()).to_variant(),
-            "CoreTypes" => self
-                .core_types
-                .iter()
-                .map(|state| {
-                    (
-                        core_type(state.core_type),
-                        text(state.epp.map(|epp| epp.to_string())),
-                        text(state.governor.as_ref().map(Governor::to_string)),
-                    )
-                })
-                .collect::<Vec<_>>()
-                .to_variant(),
+            "CoreTypes" => self.core_type_values(|epp| epp.to_string(), Governor::to_string),
+            "CoreTypeLabels" => self.core_type_values(epp_label, governor_label),
             "Frequencies" => self
                 .frequencies
                 .iter()
-                .map(|&(kind, khz)| (core_type(kind), khz.unwrap_or(0)))
+                .map(|&(kind, khz)| (core_type_name(kind), khz.unwrap_or(0)))
                 .collect::<Vec<_>>()
                 .to_variant(),
             "Findings" => self
@@ -209,6 +206,27 @@ impl SessionState {
             "Measuring" => self.measuring.to_variant(),
             _ => return None,
         })
+    }
+
+    /// Per core type (as the bus names it), its EPP and its governor as `epp` and `governor`
+    /// write them: the kernel's tokens (`CoreTypes`) or plain words (`CoreTypeLabels`), each
+    /// empty where the core type's policies differ or have none.
+    fn core_type_values(
+        &self,
+        epp: impl Fn(Epp) -> String,
+        governor: impl Fn(&Governor) -> String,
+    ) -> Variant {
+        self.core_types
+            .iter()
+            .map(|state| {
+                (
+                    core_type_name(state.core_type),
+                    state.epp.map(&epp).unwrap_or_default(),
+                    state.governor.as_ref().map(&governor).unwrap_or_default(),
+                )
+            })
+            .collect::<Vec<_>>()
+            .to_variant()
     }
 
     /// What a call asks for, or why it is refused: (error name, message).
@@ -409,6 +427,32 @@ mod tests {
             refused.message().contains("4242") && refused.message().contains("set-cpu-power"),
             "{}",
             refused.message()
+        );
+    }
+
+    #[test]
+    fn findings_and_settings_are_shown_in_words_beside_the_kernels_tokens() {
+        let epp = "sys/devices/system/cpu/cpufreq/policy8/energy_performance_preference";
+        let status = crate::testing::simulated_status("intel-hybrid", &[(epp, "power")]);
+        let state = SessionState::of(&status, true, &SessionState::default());
+        assert_eq!(
+            state.findings[0].summary,
+            "Cores of one kind have different EPP"
+        );
+        let print = |name: &str| state.property(name).unwrap().print(false).to_string();
+        assert_eq!(
+            print("CoreTypes"),
+            "[('performance', 'balance_performance', 'powersave'), ('efficiency', '', 'powersave')]"
+        );
+        assert_eq!(
+            print("CoreTypeLabels"),
+            "[('performance', 'Balanced performance', 'Power saving governor'), \
+             ('efficiency', '', 'Power saving governor')]"
+        );
+        assert!(
+            print("Findings").contains("'Cores of one kind have different EPP'"),
+            "{}",
+            print("Findings")
         );
     }
 

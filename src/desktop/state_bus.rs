@@ -301,13 +301,14 @@ fn watch_frequencies(
 }
 
 /// Every property of the interface, in its order.
-const PROPERTIES: [&str; 9] = [
+const PROPERTIES: [&str; 10] = [
     "Profile",
     "Profiles",
     "ProfileDaemon",
     "Holds",
     "DegradedReason",
     "CoreTypes",
+    "CoreTypeLabels",
     "Frequencies",
     "Findings",
     "Measuring",

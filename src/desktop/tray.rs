@@ -3,6 +3,8 @@
 //! and GNOME with the AppIndicator extension): the profile as its icon, with a warning
 //! variant while a finding is active; a tooltip with the profile, EPP and current frequency
 //! per core type; a menu to switch profile, fix findings, measure, open the window or quit.
+//! A finding is one short line in plain words there (`words::finding::headline`); its
+//! details are in the window, which a finding that Pacer cannot fix opens.
 //!
 //! The tray runs in ksni's task on relm4's runtime; what it shows is a [`TrayView`] the
 //! window computes from each new state, and what the user picks goes back to the window as
@@ -26,6 +28,7 @@ use crate::data::request::Request;
 use crate::desktop::session_state::SessionState;
 use crate::widgets::icons;
 use crate::words::profile::profile_label;
+use crate::words::setting::epp_label;
 
 /// One core type's line of the tooltip: its name, its EPP, and which sampled CPUs it has.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -37,8 +40,8 @@ pub struct CoreTypeLine {
     pub cpus: Vec<usize>,
 }
 
-/// An active finding: its one line, what the recording says caused it, and the fix Pacer
-/// can carry out, if any.
+/// An active finding: its one line of plain words, what the recording says caused it, and
+/// the fix Pacer can carry out, if any.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TrayFinding {
     pub summary: String,
@@ -158,12 +161,7 @@ impl TrayView {
                     gettext("{cores}: EPP {epp}, {frequency} GHz"),
                     &[
                         ("cores", &cores_heading(line.core_type)),
-                        (
-                            "epp",
-                            &line
-                                .epp
-                                .map_or_else(|| "—".to_owned(), |epp| epp.to_string()),
-                        ),
+                        ("epp", &line.epp.map_or_else(|| "—".to_owned(), epp_label)),
                         ("frequency", &frequency),
                     ],
                 )
@@ -335,10 +333,11 @@ impl ksni::Tray for PacerTray {
                         ..Default::default()
                     }
                 }
+                // What Pacer cannot fix is explained in the window.
                 None => StandardItem {
                     label: summary.clone(),
                     icon_name: icons::WARNING.into(),
-                    enabled: false,
+                    activate: Box::new(|tray: &mut Self| tray.request(Request::Show(None))),
                     ..Default::default()
                 },
             };
@@ -376,93 +375,4 @@ impl std::fmt::Debug for TrayHandle {
 }
 
 #[cfg(test)]
-mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
-
-    use super::*;
-    use crate::testing::simulated_status as status;
-
-    #[test]
-    fn before_the_first_reading_the_item_shows_pacers_gauge() {
-        let (requests, _) = relm4::channel();
-        let tray = PacerTray::new(Path::new("/nonexistent"), requests);
-        let view = &tray.view;
-        assert_eq!(view.icon, "io.github.pacerapp.Pacer-balanced-symbolic");
-        assert_eq!(view.title, "Pacer");
-    }
-
-    #[test]
-    fn icons_follow_the_profile_and_warn() {
-        assert_eq!(
-            icon_name(Some("performance"), false),
-            "io.github.pacerapp.Pacer-performance-symbolic"
-        );
-        assert_eq!(
-            icon_name(Some("power-saver"), true),
-            "io.github.pacerapp.Pacer-power-saver-warning-symbolic"
-        );
-        assert_eq!(
-            icon_name(None, false),
-            "io.github.pacerapp.Pacer-balanced-symbolic"
-        );
-        let icons = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/icons/hicolor/symbolic/apps");
-        for profile in ["power-saver", "balanced", "performance"] {
-            for warning in [false, true] {
-                let name = icon_name(Some(profile), warning);
-                assert!(icons.join(format!("{name}.svg")).is_file(), "{name}");
-            }
-        }
-    }
-
-    #[test]
-    fn the_tooltip_has_a_line_per_core_type_and_the_findings() {
-        let epp = "sys/devices/system/cpu/cpufreq/policy8/energy_performance_preference";
-        let mut status = status("intel-hybrid", &[(epp, "power")]);
-        // Without a profile daemon the mixed EPP is information; as a warning it marks the icon.
-        status.findings[0].severity = Severity::Warning;
-        let state = SessionState::of(&status, true, &SessionState::default());
-        let view = TrayView::of(&state, &status.snapshot);
-        assert_eq!(view.cpus.len(), 16);
-        assert_eq!(view.core_types[0].cpus, (0..8).collect::<Vec<_>>());
-        assert_eq!(view.core_types[1].cpus, (8..16).collect::<Vec<_>>());
-        assert_eq!(view.core_types.len(), 2);
-        assert_eq!(view.core_types[0].core_type, Some(CoreType::Performance));
-        // E-cores differ (one is power now): no single EPP.
-        assert_eq!(view.core_types[1].epp, None);
-        let mut khz = vec![Some(1_000_000); 16];
-        khz[0] = Some(3_000_000);
-        khz[1] = Some(3_000_000);
-        khz[2] = Some(3_000_000);
-        khz[3] = Some(3_000_000);
-        khz[4] = Some(3_000_000);
-        let lines = view.tooltip_lines(&khz);
-        assert_eq!(
-            lines[0],
-            "Performance cores: EPP balance_performance, 3.00 GHz"
-        );
-        assert_eq!(lines[1], "Efficiency cores: EPP —, 1.00 GHz");
-        assert!(lines.iter().any(|line| line.starts_with("⚠ ")), "{lines:?}");
-        // Without a daemon: no profiles to pick, the balanced gauge with its warning.
-        assert!(view.profiles.is_empty());
-        assert_eq!(
-            view.icon,
-            "io.github.pacerapp.Pacer-balanced-warning-symbolic"
-        );
-    }
-
-    #[test]
-    fn the_tooltip_names_a_findings_recorded_cause() {
-        let status = crate::testing::turbo_switched_off_by_tlp();
-        let state = SessionState::of(&status, true, &SessionState::default());
-        let lines = TrayView::of(&state, &status.snapshot).tooltip_lines(&[]);
-        let warning = lines
-            .iter()
-            .position(|line| line.starts_with("⚠ Turbo"))
-            .unwrap_or_else(|| panic!("{lines:?}"));
-        let why = &lines[warning + 1];
-        assert!(
-            why.starts_with("Why: at ") && why.contains("by tlp (pid 812, tlp.service)"),
-            "{lines:?}"
-        );
-    }
-}
+mod tests;

@@ -15,9 +15,10 @@ use pacer_testrig::gnome_shell::{js_string, Shell};
 use pacer_testrig::Service;
 
 /// Quick Settings has one power toggle, GNOME's own, extended: it shows the daemon's profile
-/// and switches it; its menu gains each core type's EPP; the EPP-restore scenario
-/// (`docs/kernel.md` 2.4) shows as the warning in the toggle and on the panel icon, and Fix
-/// in the menu clears it; its words are never cut.
+/// and switches it; its menu gains each core type's EPP and governor in words; the
+/// EPP-restore scenario (`docs/kernel.md` 2.4) shows as the warning in the toggle and on the
+/// panel icon, and in the menu as one line whose click opens Pacer's window and whose Fix
+/// clears it; its words are never cut.
 pub fn the_toggle_follows_the_daemon_switches_it_and_fixes_the_mismatch(which: Shell) {
     let laptop = Laptop::start_for(which, "intel-hybrid");
     let extension = tempfile::tempdir().unwrap();
@@ -87,7 +88,7 @@ pub fn the_toggle_follows_the_daemon_switches_it_and_fixes_the_mismatch(which: S
 
     // The menu's items show them, and stay the same items as they change (a menu made
     // anew every second would lose the keyboard's place).
-    let detail = "item => item._detail && item._detail.text.endsWith('GHz')";
+    let detail = "item => item._value && item.value.endsWith('GHz')";
     let items = menu_items(&menu);
     shell
         .eval(&format!(
@@ -98,12 +99,26 @@ pub fn the_toggle_follows_the_daemon_switches_it_and_fixes_the_mismatch(which: S
     let kept = shell
         .eval(&format!(
             "{items}.includes(global._pacerCoreItem) && \
-             global._pacerCoreItem._detail.text.endsWith('GHz')"
+             global._pacerCoreItem.value.endsWith('GHz')"
         ))
         .unwrap();
     assert_eq!(
         kept, true,
         "the core type's item is kept and shows its frequency"
+    );
+    // Their settings in words, the kernel's tokens left to Pacer's window and pacerctl.
+    let details = shell
+        .eval(&format!(
+            "{items}.filter({detail}).map(item => [item.titleLabel.text, item._detail.text])"
+        ))
+        .unwrap();
+    let settings = "Performance · Power saving governor";
+    assert_eq!(
+        details,
+        serde_json::json!([
+            ["Performance cores", settings],
+            ["Efficiency cores", settings]
+        ])
     );
 
     // Back to Balanced, where the EPP-restore scenario starts.
@@ -155,17 +170,52 @@ pub fn the_toggle_follows_the_daemon_switches_it_and_fixes_the_mismatch(which: S
     assert!(key.starts_with("epp-mismatch@"), "{findings}");
     assert_eq!(findings[0][1], true, "{findings}");
 
-    // Fix, in the menu.
+    // In the menu, the warning in one line of words, whole, with its Fix.
     open_toggle_menu(&shell);
-    screenshot(&shell, "quick-settings");
-    click(
-        &shell,
+    let warning = format!(
+        "{items}.find(item => item.finding && item.finding.key === {})",
+        js_string(&key)
+    );
+    let line = shell.wait_for(
+        "the menu shows the warning",
+        LIMIT,
         &format!(
-            "{items}.find(item => item.finding && item.finding.key === {})",
-            js_string(&key)
+            "(item => item && item.mapped ? {{text: item.titleLabel.text, \
+             lines: item.titleLabel.clutter_text.get_layout().get_line_count(), \
+             cut: item.titleLabel.clutter_text.get_layout().is_ellipsized(), \
+             action: item.actionButton ? item.actionButton.label : null}} : null)({warning})"
         ),
     );
+    // Taken first: a failure below has it to look at.
+    screenshot(&shell, "quick-settings");
+    assert_eq!(
+        line,
+        serde_json::json!({
+            "text": "EPP is not what Performance sets",
+            "lines": 1,
+            "cut": false,
+            "action": "Fix",
+        })
+    );
+
+    // A click on the line opens Pacer's window, for its details.
+    assert!(!pacer_window_shown(&shell), "no window before the click");
+    click(&shell, &format!("{warning}.titleLabel"));
+    wait_until(LIMIT, "Pacer's window opens", || {
+        pacer_window_shown(&shell)
+            .then_some(())
+            .ok_or_else(|| "no window shown".to_owned())
+    });
     let epp = laptop.file("sys/devices/system/cpu/cpufreq/policy0/energy_performance_preference");
+    assert_eq!(
+        std::fs::read_to_string(&epp).unwrap().trim_end(),
+        "balance_performance",
+        "the click fixed nothing"
+    );
+
+    // Its Fix.
+    open_toggle_menu(&shell);
+    click(&shell, &format!("{warning}.actionButton"));
     wait_until(LIMIT, "the fix", || {
         let now = std::fs::read_to_string(&epp).unwrap();
         (now.trim_end() == "performance").then_some(()).ok_or(now)

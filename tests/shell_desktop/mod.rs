@@ -224,6 +224,17 @@ pub fn wait_for_toggle(shell: &GnomeShell, what: &str, check: impl Fn(&str, &str
     });
 }
 
+/// Whether Pacer's window is shown on the test's X server (where Pacer runs, whichever
+/// shell: 50's, headless, has a display of its own).
+pub fn pacer_window_shown(shell: &GnomeShell) -> bool {
+    let found = Command::new("xdotool")
+        .envs(shell.env())
+        .args(["search", "--onlyvisible", "--name", "^Pacer$"])
+        .output()
+        .expect("xdotool (the test command installs it)");
+    !found.stdout.is_empty()
+}
+
 /// The file name of the panel icon Pacer's extension shows, or null while hidden.
 pub fn panel_icon(shell: &GnomeShell) -> String {
     let icon = shell
