@@ -37,7 +37,7 @@ status=$?
 # The pictures the documentation names, by file name.
 named=$( (cat README.md docs/*.md HACKING.md 2> /dev/null
   cat data/io.github.pacerapp.Pacer.metainfo.xml.in.in) |
-  grep -o 'docs/screenshots/[A-Za-z0-9._-]*\.png' | sed 's|.*/||' | sort -u)
+  grep -o 'screenshots/[A-Za-z0-9._-]*\.png' | sed 's|.*/||' | sort -u)
 copied=0 missing=()
 for picture in $named; do
   if [ -f "$taken/$picture" ]; then

@@ -120,6 +120,8 @@ pub fn the_toggle_follows_the_daemon_switches_it_and_fixes_the_mismatch(which: S
             ["Efficiency cores", settings]
         ])
     );
+    // The menu of a machine in good health, as the README shows it.
+    screenshot(&shell, "quick-settings");
 
     // Back to Balanced, where the EPP-restore scenario starts.
     click(&shell, &menu_item(&menu, "Balanced"));
@@ -187,7 +189,7 @@ pub fn the_toggle_follows_the_daemon_switches_it_and_fixes_the_mismatch(which: S
         ),
     );
     // Taken first: a failure below has it to look at.
-    screenshot(&shell, "quick-settings");
+    screenshot(&shell, "quick-settings-warning");
     assert_eq!(
         line,
         serde_json::json!({
