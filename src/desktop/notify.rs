@@ -131,6 +131,7 @@ mod tests {
             fix: Fix {
                 action: FixAction::EnableTurbo,
                 description: "f".into(),
+                command: None,
             },
             cause: Vec::new(),
         }
