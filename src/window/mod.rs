@@ -245,7 +245,7 @@ impl Component for Window {
             WindowMsg::Notice(NoticeAction::Fix(action)) => {
                 self.carry_out(Change::steps_of(&action), &sender);
             }
-            WindowMsg::Notice(NoticeAction::Simulate) => self.simulate(&sender),
+            WindowMsg::Notice(NoticeAction::Simulate) => self.simulate(&sender, root),
             WindowMsg::Watched(watched) => self.watched(watched),
             WindowMsg::Toast(said) => self.show_toast(&said, TOAST_SECONDS, root),
             WindowMsg::Measuring(measuring) => {
