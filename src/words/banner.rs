@@ -109,7 +109,7 @@ pub fn simulated_tag() -> String {
 pub fn simulated_tooltip(machine: Simulated) -> String {
     let model = match machine {
         Simulated::Model(model) => gettext(model.description),
-        Simulated::Tree => gettext("a simulated machine"),
+        Simulated::Tree => gettext("a model read from a folder"),
     };
     fill(
         gettext("Simulated machine: {model}; changes apply to the model only"),
