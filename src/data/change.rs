@@ -221,6 +221,7 @@ mod tests {
             fix: pacer_core::findings::Fix {
                 action,
                 description: "f".into(),
+                command: None,
             },
             cause: Vec::new(),
         }

@@ -135,6 +135,7 @@ mod tests {
             fix: Fix {
                 action: FixAction::EnableTurbo,
                 description: "f".into(),
+                command: None,
             },
             cause: Vec::new(),
         }

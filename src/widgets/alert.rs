@@ -22,12 +22,14 @@ pub struct Answer {
 /// The id of the answer that closes a message without doing anything; Escape gives it.
 pub const CLOSE: &str = "close";
 
-/// Asks `heading` with `body` under it over the window of `parent`, offering `answers`
-/// (one of them `CLOSE`), and tells `answered` the id of the answer chosen.
+/// Asks `heading` with `body` under it (and `extra`, where given, under that) over the
+/// window of `parent`, offering `answers` (one of them `CLOSE`), and tells `answered` the id
+/// of the answer chosen.
 pub fn ask(
     parent: &impl IsA<gtk::Widget>,
     heading: &str,
     body: &str,
+    extra: Option<&gtk::Widget>,
     answers: &[Answer],
     answered: impl Fn(&str) + 'static,
 ) {
@@ -39,6 +41,7 @@ pub fn ask(
     };
     #[cfg(feature = "gnome_48")]
     let dialog = adw::AlertDialog::new(Some(heading), Some(body));
+    dialog.set_extra_child(extra);
     for answer in answers {
         dialog.add_response(answer.id, &answer.label);
         if answer.suggested {

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-//! The banner at the top of the window: what is wrong (the findings, most severe first, each
-//! with its explanation on demand and a button for its fix), and what the window cannot do
-//! (no helper: read-only; a simulated machine; no CPU frequency control here). Which notices
-//! show is decided in `notices`; each is a row of a factory (`row`): a strip of Pacer's own,
-//! as libadwaita 1.2 has no banner, or an AdwBanner in the gnome_48 build (`adw_banner`).
+//! The banner at the top of the window: what is wrong (the findings, most severe first), and
+//! what the window cannot do (no helper: read-only; no CPU frequency control here), one line
+//! each with a button for its fix and one for its details. Which notices show is decided in
+//! `notices`; each is a row of a factory (`row`): a strip of Pacer's own, as libadwaita 1.2
+//! has no banner, or an AdwBanner in the gnome_48 build (`adw_banner`). A notice's details
+//! (the explanation, the cause, the fix in words and the command) open in a dialog
+//! (`details`).
 
 use relm4::factory::FactoryVecDeque;
 use relm4::gtk;
@@ -12,15 +14,15 @@ use relm4::prelude::*;
 
 use gtk::prelude::*;
 
+mod details;
 mod notices;
 #[cfg_attr(feature = "gnome_48", path = "banner/adw_banner.rs")]
 mod row;
 
-pub use crate::words::banner::Simulated;
 pub use notices::{notices, BannerFacts, Notice, NoticeAction};
 
-/// A notice, and whether it is the first (the most severe: Alt+W explains it): a row of the
-/// banner, which `row` makes.
+/// A notice, and whether it is the first (the most severe: Alt+D opens its details): a row
+/// of the banner, which `row` makes.
 #[derive(Debug)]
 pub struct NoticeRow {
     notice: Notice,
@@ -78,7 +80,7 @@ impl SimpleComponent for Banner {
         // For people and tests reading the log: what the banner now says.
         for notice in notices.iter().filter(|n| !self.shown.contains(n)) {
             glib::g_info!("pacer", "banner shows {}: {}", notice.key, notice.title);
-            if let Some(why) = &notice.why {
+            if let Some(why) = &notice.details.why {
                 glib::g_info!("pacer", "banner explains {}", why);
             }
         }

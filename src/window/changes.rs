@@ -14,6 +14,7 @@ use crate::data::helper::{self, HelperLink, OwnHelper, Wanted};
 use crate::data::history;
 use crate::pages::cpus::CpusMsg;
 use crate::pages::measure::MeasureMsg;
+use crate::words::said::Said;
 
 impl Window {
     /// Carries out `changes` in order, stopping at the first that fails.
@@ -112,7 +113,11 @@ impl Window {
     }
 
     /// Switches to the simulated laptop (offered where this computer has no cpufreq).
-    pub(super) fn simulate(&mut self, sender: &ComponentSender<Self>) {
+    pub(super) fn simulate(
+        &mut self,
+        sender: &ComponentSender<Self>,
+        root: &adw::ApplicationWindow,
+    ) {
         match Machine::choose(None, Some(OFFERED_MODEL), self.period) {
             Ok(machine) => {
                 self.machine = machine;
@@ -125,7 +130,14 @@ impl Window {
                     .emit(MeasureMsg::Root(self.machine.root().to_owned()));
                 self.find_helper(sender);
             }
-            Err(error) => self.toasts.add_toast(adw::Toast::new(&error.to_string())),
+            Err(error) => {
+                // The library's own message behind "Details", not as the words.
+                let said = Said {
+                    text: gettext("The simulated laptop could not be made"),
+                    detail: Some(error.to_string()),
+                };
+                self.show_toast(&said, PROBLEM_TOAST_SECONDS, root);
+            }
         }
     }
 }

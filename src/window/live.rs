@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 //! What the window shows of the machine as it changes: each new reading of its state (to
-//! the pages, the tray, the session bus and the banner), the frequencies (to the live plot,
+//! the pages, the tray, the session bus, the banner and the header's "Simulated" tag), the frequencies (to the live plot,
 //! with a summary once a second), and the changes the helper recorded (the findings' causes
 //! and the plot's marks).
 
@@ -14,13 +14,15 @@ use pacer_core::values::CoreType;
 use relm4::gtk::prelude::*;
 use relm4::prelude::*;
 
+use super::tag::show_simulated;
 use super::{Window, HISTORY_SECONDS};
 use crate::app::settings;
 use crate::data::helper::HelperLink;
 use crate::desktop::session_state::SessionState;
 use crate::pages::overview::OverviewMsg;
-use crate::widgets::banner::{notices, BannerFacts, BannerMsg, Simulated};
+use crate::widgets::banner::{notices, BannerFacts, BannerMsg};
 use crate::widgets::plot::{FrequencyMarks, PlotChange, TracedCpu};
+use crate::words::banner::Simulated;
 use crate::words::why::said;
 
 /// How often the per-core-type summary beside the plot is rewritten.
@@ -129,10 +131,11 @@ impl Window {
                 .filter(|status| status.snapshot.simulated)
                 .map(|_| Simulated::Tree),
         };
+        show_simulated(&self.simulated_tag, simulated);
         let facts = BannerFacts {
             status: self.status.as_deref(),
             helper_missing,
-            simulated,
+            simulated: simulated.is_some(),
         };
         self.banner.emit(BannerMsg::Show(notices(&facts)));
     }

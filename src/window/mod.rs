@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-//! The main window, a frame: the banner, and the Overview, CPUs, Measure and History pages
-//! under a view switcher that moves to the bottom on narrow screens. It starts the loops
+//! The main window, a frame: the banner, a "Simulated" tag in the header bar where the
+//! machine is a model, and the Overview, CPUs, Measure and History pages under a view
+//! switcher that moves to the bottom on narrow screens. It starts the loops
 //! that read the machine and follow the helper's recording, and routes what they bring and
 //! what the pages ask between them. By concern, in the files beside this one: the pages
 //! (`pages`), what it shows of the machine as it changes (`live`), the changes it carries
 //! out (`changes`), what reaches it from the tray and the session bus (`outside`), its
-//! menu (`menu`), its toasts (`toast`), its view switcher (`switcher`) and its frame
-//! (`chrome`); what reaches it, as messages (`messages`).
+//! menu (`menu`), its toasts (`toast`), its view switcher (`switcher`), its "Simulated" tag
+//! (`tag`) and its frame (`chrome`); what reaches it, as messages (`messages`).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -43,12 +44,14 @@ mod messages;
 mod outside;
 mod pages;
 mod switcher;
+mod tag;
 mod toast;
 
 use chrome::{add_shortcuts, follow_the_frame};
 pub use messages::{WindowCmd, WindowMsg};
 use pages::Pages;
 use switcher::add_switchers;
+use tag::new_simulated_tag;
 
 /// Sixty seconds of history at the fastest rate offered.
 const HISTORY_SECONDS: u32 = 60;
@@ -87,6 +90,8 @@ pub struct Window {
     /// When the summary beside the plot was last written (sampling time).
     summarised: Duration,
     banner: Controller<Banner>,
+    /// The header bar's "Simulated" tag.
+    simulated_tag: gtk::Button,
     pages: Pages,
     toasts: adw::ToastOverlay,
     stack: adw::ViewStack,
@@ -183,6 +188,7 @@ impl Component for Window {
             plotted: Arc::from([]),
             summarised: Duration::ZERO,
             banner,
+            simulated_tag: new_simulated_tag(),
             pages,
             toasts: adw::ToastOverlay::new(),
             stack: adw::ViewStack::new(),
@@ -205,6 +211,7 @@ impl Component for Window {
                 .build();
         }
         add_switchers(&root, &widgets.header, &widgets.switcher_bar, &model.stack);
+        widgets.header.pack_start(&model.simulated_tag);
         let input = sender.input_sender().clone();
         add_shortcuts(&root, &model.stack, move || input.emit(WindowMsg::Measure));
         model.add_menu(&widgets.header, &sender);
@@ -238,7 +245,7 @@ impl Component for Window {
             WindowMsg::Notice(NoticeAction::Fix(action)) => {
                 self.carry_out(Change::steps_of(&action), &sender);
             }
-            WindowMsg::Notice(NoticeAction::Simulate) => self.simulate(&sender),
+            WindowMsg::Notice(NoticeAction::Simulate) => self.simulate(&sender, root),
             WindowMsg::Watched(watched) => self.watched(watched),
             WindowMsg::Toast(said) => self.show_toast(&said, TOAST_SECONDS, root),
             WindowMsg::Measuring(measuring) => {

@@ -27,7 +27,7 @@ impl Window {
                     label: gettext("Close"),
                     suggested: false,
                 };
-                alert::ask(&window, &text, &detail, &[close], |_| {});
+                alert::ask(&window, &text, &detail, None, &[close], |_| {});
             });
         }
         self.toasts.add_toast(toast);

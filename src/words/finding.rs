@@ -57,6 +57,7 @@ mod tests {
             fix: Fix {
                 action: FixAction::EnableTurbo,
                 description: String::new(),
+                command: None,
             },
             cause: Vec::new(),
         }

@@ -101,13 +101,10 @@ fn finding(setting: Setting, old: &str, new: &str, policies: Vec<u32>) -> Option
         ),
         fix: Fix {
             description: fill(
-                gettext("Set {old} on policy {policies} again: {command}"),
-                &[
-                    ("old", &old),
-                    ("policies", &on),
-                    ("command", &sysfs_command(old, &policies, file)),
-                ],
+                gettext("Set {old} on policy {policies} again"),
+                &[("old", &old), ("policies", &on)],
             ),
+            command: Some(sysfs_command(old, &policies, file)),
             action,
         },
         policies,
@@ -194,7 +191,19 @@ mod tests {
                 policies: (8..16).collect()
             }
         );
-        assert!(found.fix.description.contains("sudo tee"), "{found:?}");
+        assert_eq!(
+            found.fix.description,
+            "Set balance_power on policy 8-15 again"
+        );
+        assert_eq!(
+            found.fix.command.as_deref(),
+            Some(
+                "echo balance_power | sudo tee \
+                 /sys/devices/system/cpu/cpufreq/policy{8,9,10,11,12,13,14,15}/\
+                 energy_performance_preference"
+            ),
+            "{found:?}"
+        );
     }
 
     #[test]

@@ -270,6 +270,7 @@ mod tests {
             detail: String::new(),
             fix: crate::findings::Fix {
                 description: String::new(),
+                command: None,
                 action: crate::findings::FixAction::EnableTurbo,
             },
             cause: Vec::new(),

@@ -55,11 +55,37 @@ fn findings(
     managers: &[PowerManager],
 ) -> Vec<Finding> {
     let snapshot = Snapshot::read(&SysRoot::new(root)).unwrap();
-    evaluate(FindingInputs {
+    let found = evaluate(FindingInputs {
         snapshot: &snapshot,
         profile,
         managers,
-    })
+    });
+    found.iter().for_each(words_apart_from_the_command);
+    found
+}
+
+/// A fix's description is words a window can show; the command that does it by hand is
+/// apart, and every rule has one.
+fn words_apart_from_the_command(finding: &Finding) {
+    let fix = &finding.fix;
+    for shell in [
+        "sudo",
+        "echo",
+        "powerprofilesctl",
+        "systemctl",
+        "/sys",
+        "/proc",
+        "|",
+    ] {
+        assert!(!fix.description.contains(shell), "{fix:?}");
+    }
+    assert!(!fix.description.contains(": "), "{fix:?}");
+    assert!(
+        fix.command
+            .as_deref()
+            .is_some_and(|command| !command.is_empty()),
+        "{fix:?}"
+    );
 }
 
 fn kinds(findings: &[Finding]) -> Vec<FindingKind> {
@@ -111,6 +137,14 @@ fn epp_mismatch_groups_policies_by_their_actual_epp() {
             away: "power-saver".into(),
             back: "balanced".into()
         }
+    );
+    assert_eq!(
+        found[1].fix.description,
+        "Switch to power-saver and back to balanced; setting balanced again does nothing"
+    );
+    assert_eq!(
+        found[1].fix.command.as_deref(),
+        Some("powerprofilesctl set power-saver && powerprofilesctl set balanced")
     );
 }
 
@@ -231,10 +265,14 @@ fn competing_power_managers_keep_the_desktops_daemon() {
             stop: vec!["tlp".into()]
         }
     );
-    assert!(found[0]
-        .fix
-        .description
-        .contains("systemctl disable --now tlp.service"));
+    assert_eq!(
+        found[0].fix.description,
+        "Keep power-profiles-daemon and stop the others"
+    );
+    assert_eq!(
+        found[0].fix.command.as_deref(),
+        Some("sudo systemctl disable --now tlp.service")
+    );
     // One manager alone is no competition.
     assert_eq!(findings(tree.path(), None, &managers[..1]), []);
 }
@@ -252,7 +290,10 @@ fn turbo_disabled_is_a_warning_only_when_performance_is_wanted() {
     assert_eq!(kinds(&found), [FindingKind::TurboDisabled]);
     assert_eq!(found[0].severity, Severity::Info);
     assert!(found[0].detail.contains("high-operating-temperature"));
-    assert!(found[0].fix.description.contains("intel_pstate/no_turbo"));
+    assert_eq!(
+        found[0].fix.command.as_deref(),
+        Some("echo 0 | sudo tee /sys/devices/system/cpu/intel_pstate/no_turbo")
+    );
 
     for policy in 0..16 {
         policy_file(
@@ -286,7 +327,13 @@ fn eas_blocked_only_for_reasons_a_setting_can_change() {
             ..
         }
     ));
-    assert!(found[0].fix.description.contains("echo passive"));
+    let command = found[0].fix.command.as_deref().unwrap();
+    assert!(
+        command.starts_with(
+            "echo passive | sudo tee /sys/devices/system/cpu/intel_pstate/status && echo schedutil"
+        ),
+        "{command}"
+    );
 
     // An Arm board switched to ondemand.
     let arm = common::render(&common::machine("arm-rk3588", |m| {

@@ -14,6 +14,7 @@ use pacer_dbus::{Helper1Proxy, PolicyValue};
 
 use crate::cli::{OnOff, PolicyTarget, Setting};
 use crate::runtime::bus;
+use crate::status::fix_said;
 
 /// The helper, connected on first use.
 async fn connect(
@@ -148,7 +149,7 @@ pub async fn fix(root: &SysRoot, dry_run: bool, session: bool) -> anyhow::Result
         println!("{}", finding.summary);
         println!(
             "  {}",
-            fill(gettext("fix: {fix}"), &[("fix", &finding.fix.description)])
+            fill(gettext("fix: {fix}"), &[("fix", &fix_said(&finding.fix))])
         );
     }
     if dry_run {

@@ -3,7 +3,7 @@
 
 use std::fmt::Write;
 
-use pacer_core::findings::Severity;
+use pacer_core::findings::{Fix, Severity};
 use pacer_core::i18n::{fill, gettext, ngettext};
 use pacer_core::machine::{cores_heading, group_policies, PolicyGroup, Snapshot};
 use pacer_core::profile::expectation;
@@ -71,7 +71,7 @@ pub fn render(status: &Status, style: &Style) -> String {
             let _ = writeln!(
                 out,
                 "    {}",
-                fill(gettext("Fix: {fix}"), &[("fix", &finding.fix.description)])
+                fill(gettext("Fix: {fix}"), &[("fix", &fix_said(&finding.fix))])
             );
         }
     }
@@ -92,6 +92,18 @@ pub fn render(status: &Status, style: &Style) -> String {
         }
     }
     out
+}
+
+/// A finding's fix in words, then the command that does it by hand, where there is one:
+/// "Allow turbo again: echo 0 | sudo tee …".
+pub(crate) fn fix_said(fix: &Fix) -> String {
+    match &fix.command {
+        Some(command) => fill(
+            gettext("{fix}: {command}"),
+            &[("fix", &fix.description), ("command", command)],
+        ),
+        None => fix.description.clone(),
+    }
 }
 
 fn profile_line(status: &Status) -> String {
@@ -318,6 +330,21 @@ mod tests {
         assert!(text.contains("Driver   none\n"));
         assert!(text.contains("No CPU frequency scaling"));
         assert!(text.contains("EAS      not running: the kernel was built without"));
+    }
+
+    #[test]
+    fn a_fix_says_its_words_then_its_command() {
+        let mut fix = Fix {
+            action: pacer_core::findings::FixAction::EnableTurbo,
+            description: "Allow turbo again".into(),
+            command: Some("echo 0 | sudo tee /sys/devices/system/cpu/intel_pstate/no_turbo".into()),
+        };
+        assert_eq!(
+            fix_said(&fix),
+            "Allow turbo again: echo 0 | sudo tee /sys/devices/system/cpu/intel_pstate/no_turbo"
+        );
+        fix.command = None;
+        assert_eq!(fix_said(&fix), "Allow turbo again");
     }
 
     #[test]

@@ -18,6 +18,7 @@ use pacer_core::status::Status;
 use pacer_core::{CpuSet, SysRoot};
 use serde::Serialize;
 
+use crate::status::fix_said;
 use crate::style::Style;
 
 /// How often the governor and EPP files are read: changes show within a second.
@@ -167,7 +168,7 @@ impl Printer {
         let text = format!(
             "{mark} {} — {}",
             finding.summary,
-            fill(gettext("fix: {fix}"), &[("fix", &finding.fix.description)])
+            fill(gettext("fix: {fix}"), &[("fix", &fix_said(&finding.fix))])
         );
         self.emit(Event::FindingAppeared { finding }, text)
     }

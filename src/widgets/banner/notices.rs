@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 //! Which notices the banner shows, decided from typed facts: the findings (warnings, then
-//! information), then the machine's limits (no CPU frequency control, a simulated machine,
-//! no helper). Only then are they put into words (`words::banner`).
+//! information), then the machine's limits (no CPU frequency control, no helper). Only then
+//! are they put into words (`words::banner`): one line each, the rest in its details.
 
 use pacer_core::findings::{FixAction, Severity};
 use pacer_core::status::Status;
 
 use crate::data::change::offered_fix;
 use crate::data::helper::HelperMissing;
-use crate::words::banner::{self, NoticeWords, Simulated};
+use crate::words::banner::{self, Details, NoticeWords};
 use crate::words::helper::read_only;
 use crate::words::why::why;
 
@@ -26,11 +26,10 @@ pub struct Notice {
     /// Tells a notice still shown from a new one (a finding's key).
     pub key: String,
     pub severity: Severity,
+    /// What is wrong, in one line of plain words.
     pub title: String,
-    /// Shown on demand.
-    pub detail: Option<String>,
-    /// What the recording says caused it ("Why: …"), also in the detail.
-    pub why: Option<String>,
+    /// What its Details dialog says.
+    pub details: Details,
     /// The button's label and what it does; `None`: nothing to press.
     pub action: Option<(String, NoticeAction)>,
 }
@@ -41,8 +40,7 @@ impl Notice {
             key: key.to_owned(),
             severity,
             title: words.title,
-            detail: words.detail,
-            why: None,
+            details: words.details,
             action: None,
         }
     }
@@ -54,53 +52,40 @@ pub struct BannerFacts<'a> {
     pub status: Option<&'a Status>,
     /// Why settings cannot be changed, when they cannot.
     pub helper_missing: Option<&'a HelperMissing>,
-    /// The simulated machine, when it is one.
-    pub simulated: Option<Simulated>,
+    /// The machine is simulated (the header bar says so; it needs no simulation offered).
+    pub simulated: bool,
 }
 
 /// The banner's notices: findings (warnings, then information), then the machine's limits.
 pub fn notices(facts: &BannerFacts<'_>) -> Vec<Notice> {
     let mut notices = Vec::new();
     if let Some(status) = facts.status {
+        let profile = status.profile.as_ref().map(|p| p.active.as_str());
         let mut findings: Vec<_> = status.findings.iter().collect();
         findings.sort_by_key(|finding| finding.severity);
         let mut fix_offered = false;
         for finding in findings {
-            let why = why(finding);
-            let action = offered_fix(finding, facts.helper_missing.is_none()).map(|fix| {
+            let mut notice = Notice::of(
+                &finding.key(),
+                finding.severity,
+                banner::finding(finding, profile, why(finding)),
+            );
+            notice.action = offered_fix(finding, facts.helper_missing.is_none()).map(|fix| {
                 // Alt+F fixes the most severe finding.
                 let label = banner::fix_label(!fix_offered);
                 fix_offered = true;
                 (label, NoticeAction::Fix(fix.clone()))
             });
-            notices.push(Notice {
-                key: finding.key(),
-                severity: finding.severity,
-                title: finding.summary.clone(),
-                detail: Some(banner::finding_detail(finding, why.as_deref())),
-                why,
-                action,
-            });
+            notices.push(notice);
         }
-        if !status.snapshot.has_cpufreq() && facts.simulated.is_none() {
+        if !status.snapshot.has_cpufreq() && !facts.simulated {
             let mut notice = Notice::of("no-cpufreq", Severity::Info, banner::no_cpufreq());
             notice.action = Some((banner::simulate_label(), NoticeAction::Simulate));
             notices.push(notice);
         }
     }
-    if let Some(machine) = facts.simulated {
-        notices.push(Notice::of(
-            "simulated",
-            Severity::Info,
-            banner::simulated(machine),
-        ));
-    }
     if let Some(missing) = facts.helper_missing {
-        let words = NoticeWords {
-            title: read_only(missing),
-            detail: None,
-        };
-        notices.push(Notice::of("read-only", Severity::Info, words));
+        notices.push(Notice::of("read-only", Severity::Info, read_only(missing)));
     }
     notices
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-//! One notice of the banner: its severity's icon, its line, "Why?" to reveal its
-//! explanation, and the button for its fix.
+//! One notice of the banner: its severity's icon, its line, "Details" to open what lies
+//! behind it (`details`), and the button for its fix.
 
 use pacer_core::findings::Severity;
 use pacer_core::i18n::{fill, gettext};
@@ -10,9 +10,10 @@ use relm4::gtk;
 use gtk::prelude::*;
 
 use super::notices::{Notice, NoticeAction};
-use super::NoticeRow;
+use super::{details, NoticeRow};
 use crate::widgets::a11y::labelled;
 use crate::widgets::icons;
+use crate::words::banner::details_label;
 
 #[relm4::factory(pub)]
 impl FactoryComponent for NoticeRow {
@@ -67,7 +68,7 @@ impl FactoryComponent for NoticeRow {
     fn init_widgets(
         &mut self,
         _index: &DynamicIndex,
-        root: Self::Root,
+        _root: Self::Root,
         _returned_widget: &gtk::Widget,
         sender: FactorySender<Self>,
     ) -> Self::Widgets {
@@ -80,11 +81,7 @@ impl FactoryComponent for NoticeRow {
         severity_icon.set_icon_name(Some(icon_name));
         let buttons = &gtk::Box::default();
         let widgets = view_output!();
-        if let Some(detail) = &self.notice.detail {
-            let (toggle, revealer) = self.explanation(detail);
-            buttons.append(&toggle);
-            root.append(&revealer);
-        }
+        buttons.append(&self.details_button(&sender));
         if let Some((label, action)) = &self.notice.action {
             let button: gtk::Button = labelled(&fill(
                 gettext("{action}: {title}"),
@@ -102,30 +99,16 @@ impl FactoryComponent for NoticeRow {
 }
 
 impl NoticeRow {
-    /// "Why?", and the explanation it reveals.
-    fn explanation(&self, detail: &str) -> (gtk::ToggleButton, gtk::Revealer) {
-        let label = gtk::Label::builder()
-            .label(detail)
-            .wrap(true)
-            .xalign(0.0)
-            .selectable(true)
-            .build();
-        let revealer = gtk::Revealer::builder().child(&label).build();
-        let toggle: gtk::ToggleButton = labelled(&fill(
-            gettext("Explain: {title}"),
+    /// "Details", which opens them.
+    fn details_button(&self, sender: &FactorySender<Self>) -> gtk::Button {
+        let button: gtk::Button = labelled(&fill(
+            gettext("Details: {title}"),
             &[("title", &self.notice.title)],
         ));
-        if self.first {
-            toggle.set_label(&gettext("_Why?"));
-            toggle.set_use_underline(true);
-        } else {
-            toggle.set_label(&gettext("Why?"));
-        }
-        toggle.set_tooltip_text(Some(&gettext("Explain this")));
-        toggle
-            .bind_property("active", &revealer, "reveal-child")
-            .sync_create()
-            .build();
-        (toggle, revealer)
+        button.set_label(&details_label(self.first));
+        button.set_use_underline(true);
+        let (notice, output) = (self.notice.clone(), sender.output_sender().clone());
+        button.connect_clicked(move |button| details::show(button, &notice, &output));
+        button
     }
 }

@@ -64,8 +64,10 @@ pub enum FixAction {
 pub struct Fix {
     #[serde(flatten)]
     pub action: FixAction,
-    /// What to do, in words, with a command where one helps.
+    /// What to do, in words only: a window shows it where there is no room for a command.
     pub description: String,
+    /// The shell command that does it by hand, where one does (`null` in JSON where none).
+    pub command: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

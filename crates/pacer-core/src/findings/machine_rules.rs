@@ -66,13 +66,10 @@ pub(super) fn mixed_epp(
         ),
         fix: Fix {
             description: fill(
-                gettext("Set {epp} on policy {policies} too: {command}"),
-                &[
-                    ("epp", &common),
-                    ("policies", &set(&others)),
-                    ("command", &sysfs_command(&common, &others, "energy_performance_preference")),
-                ],
+                gettext("Set {epp} on policy {policies} too"),
+                &[("epp", &common), ("policies", &set(&others))],
             ),
+            command: Some(sysfs_command(&common, &others, "energy_performance_preference")),
             action: FixAction::SetEpp {
                 epp: common_epp,
                 policies: others,
@@ -117,10 +114,8 @@ pub(super) fn competing_managers(
         summary: fill(gettext("Several power managers run at once: {listing}"), &[("listing", &listing)]),
         detail: gettext("Each writes EPP, governors or the platform profile on its own schedule, so they undo each other's settings and the profile the desktop shows may not be the one in force."),
         fix: Fix {
-            description: fill(
-                gettext("Keep {keep} and stop the others: sudo systemctl disable --now {units}"),
-                &[("keep", &keep), ("units", &units.join(" "))],
-            ),
+            description: fill(gettext("Keep {keep} and stop the others"), &[("keep", &keep)]),
+            command: Some(format!("sudo systemctl disable --now {}", units.join(" "))),
             action: FixAction::StopManagers {
                 keep: keep.to_owned(),
                 stop,
@@ -173,10 +168,8 @@ pub(super) fn turbo_disabled(
         summary: gettext("Turbo (boost) is switched off"),
         detail,
         fix: Fix {
-            description: fill(
-                gettext("Allow turbo again: echo {value} | sudo tee {file}"),
-                &[("value", &value), ("file", &file)],
-            ),
+            description: gettext("Allow turbo again"),
+            command: Some(format!("echo {value} | sudo tee {file}")),
             action: FixAction::EnableTurbo,
         },
         cause: Vec::new(),
@@ -203,26 +196,21 @@ pub(super) fn eas_blocked(snapshot: &Snapshot, findings: &mut Vec<Finding>) {
         EasReason::GovernorNotSchedutil { policies } => Some(policies.clone()),
         _ => None,
     });
-    let (action, description) = match governors {
+    let (action, description, command) = match governors {
         Some(policies) => {
             let passive_mode = snapshot.driver.is_setpolicy();
-            let description = if passive_mode {
+            let schedutil = sysfs_command("schedutil", &policies, "scaling_governor");
+            let (description, command) = if passive_mode {
                 let status = match snapshot.driver.name.as_deref() {
                     Some("amd-pstate-epp") => "/sys/devices/system/cpu/amd_pstate/status",
                     _ => "/sys/devices/system/cpu/intel_pstate/status",
                 };
-                fill(
-                    gettext("Switch the driver to passive mode and use schedutil: echo passive | sudo tee {status}, then {command}"),
-                    &[("status", &status), ("command", &sysfs_command("schedutil", &policies, "scaling_governor"))],
+                (
+                    gettext("Switch the driver to passive mode and use schedutil"),
+                    format!("echo passive | sudo tee {status} && {schedutil}"),
                 )
             } else {
-                fill(
-                    gettext("Use the schedutil governor: {command}"),
-                    &[(
-                        "command",
-                        &sysfs_command("schedutil", &policies, "scaling_governor"),
-                    )],
-                )
+                (gettext("Use the schedutil governor"), schedutil)
             };
             (
                 FixAction::UseSchedutil {
@@ -230,11 +218,13 @@ pub(super) fn eas_blocked(snapshot: &Snapshot, findings: &mut Vec<Finding>) {
                     policies,
                 },
                 description,
+                command,
             )
         }
         None => (
             FixAction::EnableEas,
-            gettext("Allow it again: echo 1 | sudo tee /proc/sys/kernel/sched_energy_aware"),
+            gettext("Allow energy-aware scheduling again"),
+            "echo 1 | sudo tee /proc/sys/kernel/sched_energy_aware".to_owned(),
         ),
     };
     findings.push(Finding {
@@ -248,7 +238,11 @@ pub(super) fn eas_blocked(snapshot: &Snapshot, findings: &mut Vec<Finding>) {
             gettext("The cores differ in capacity and the kernel can place tasks by energy, but {reasons}."),
             &[("reasons", &eas.reasons_text())],
         ),
-        fix: Fix { action, description },
+        fix: Fix {
+            action,
+            description,
+            command: Some(command),
+        },
         cause: Vec::new(),
     });
 }

@@ -61,15 +61,10 @@ pub(super) fn forced_by_governor(
         detail,
         fix: Fix {
             description: fill(
-                gettext("Set the governor of policy {policies} back to powersave: {command}"),
-                &[
-                    ("policies", &policies),
-                    (
-                        "command",
-                        &sysfs_command("powersave", &forced, "scaling_governor"),
-                    ),
-                ],
+                gettext("Set the governor of policy {policies} back to powersave"),
+                &[("policies", &policies)],
             ),
+            command: Some(sysfs_command("powersave", &forced, "scaling_governor")),
             action: FixAction::SetGovernor {
                 governor: Governor::powersave(),
                 policies: forced.clone(),
@@ -128,9 +123,13 @@ pub(super) fn epp_mismatch(
             detail,
             fix: Fix {
                 description: fill(
-                    gettext("Switch to {away} and back to {profile}; setting {profile} again does nothing: powerprofilesctl set {away} && powerprofilesctl set {profile}"),
+                    gettext("Switch to {away} and back to {profile}; setting {profile} again does nothing"),
                     &[("away", &away), ("profile", &profile.active)],
                 ),
+                command: Some(format!(
+                    "powerprofilesctl set {away} && powerprofilesctl set {}",
+                    profile.active
+                )),
                 action: FixAction::CycleProfile {
                     away: away.clone(),
                     back: profile.active.clone(),
@@ -182,13 +181,10 @@ pub(super) fn governor_mismatch(
             ),
             fix: Fix {
                 description: fill(
-                    gettext("Set the governor of policy {policies} to {expected}: {command}"),
-                    &[
-                        ("policies", &set),
-                        ("expected", &governor),
-                        ("command", &sysfs_command(governor.as_str(), &policies, "scaling_governor")),
-                    ],
+                    gettext("Set the governor of policy {policies} to {expected}"),
+                    &[("policies", &set), ("expected", &governor)],
                 ),
+                command: Some(sysfs_command(governor.as_str(), &policies, "scaling_governor")),
                 action: FixAction::SetGovernor {
                     governor: governor.clone(),
                     policies,
