@@ -2,9 +2,11 @@
 //! Pacer's measurements: how fast a core reaches full speed when work arrives, and what
 //! waking a task on another core costs, exact enough for a patch mail; and their
 //! presentation (the table of `docs/measurement.md`, comparisons under several settings
-//! included), shared by `pacerctl` and the window. The reports they fill in are the wire
-//! contract's (`pacer_dbus::measurement`), which the helper's clients read without this crate.
+//! included), with the time to 95 % in honest units, shared by `pacerctl` and the window.
+//! The reports they fill in are the wire contract's (`pacer_dbus::measurement`), which the
+//! helper's clients read without this crate.
 
+pub mod convergence;
 pub mod disturb;
 pub mod energy;
 pub mod live;
