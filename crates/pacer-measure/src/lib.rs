@@ -2,7 +2,8 @@
 //! Pacer's measurements: how fast a core reaches full speed when work arrives, and what
 //! waking a task on another core costs, exact enough for a patch mail; and their
 //! presentation (the table of `docs/measurement.md`, comparisons under several settings
-//! included), with the time to 95 % in honest units, shared by `pacerctl` and the window.
+//! included), with the time to 95 % in honest units and the settings of a comparison that
+//! ran the same, shared by `pacerctl` and the window.
 //! The reports they fill in are the wire contract's (`pacer_dbus::measurement`), which the
 //! helper's clients read without this crate.
 
@@ -14,6 +15,7 @@ pub mod model;
 pub mod offcpu;
 pub mod ramp;
 pub mod report;
+pub mod same;
 pub mod sched;
 pub mod source;
 pub mod stats;
