@@ -2,8 +2,8 @@
 //! Pacer's measurements: how fast a core reaches full speed when work arrives, and what
 //! waking a task on another core costs, exact enough for a patch mail; and their
 //! presentation (the table of `docs/measurement.md`, comparisons under several settings
-//! included), with the time to 95 % in honest units and the settings of a comparison that
-//! ran the same, shared by `pacerctl` and the window.
+//! included), with the time to 95 % in honest units, the settings of a comparison that ran
+//! the same, and a verdict against published figures, shared by `pacerctl` and the window.
 //! The reports they fill in are the wire contract's (`pacer_dbus::measurement`), which the
 //! helper's clients read without this crate.
 
@@ -22,4 +22,5 @@ pub mod stats;
 pub mod table;
 mod time_left;
 pub mod trace;
+pub mod verdict;
 pub mod wakeup;
