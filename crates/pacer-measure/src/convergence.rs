@@ -58,18 +58,20 @@ impl Convergence {
     }
 
     /// The time in words: `< 1 ms`, `< 0.1 ms`, `5.0 ms` (a decimal under 10 ms), `50 ms`;
-    /// `None` when it never converged.
+    /// `None` when it never converged. Its spaces do not break: a sentence that wraps keeps
+    /// `< 0.1 ms` on one line.
     pub fn words(self) -> Option<String> {
-        match self {
+        let time = match self {
             Convergence::Below { resolution_ms } => {
-                Some(fill(gettext("< {n} ms"), &[("n", &step(resolution_ms))]))
+                fill(gettext("< {n} ms"), &[("n", &step(resolution_ms))])
             }
             Convergence::At(ms) => {
                 let digits = if ms < 10.0 { 1 } else { 0 };
-                Some(fill(gettext("{n} ms"), &[("n", &format!("{ms:.digits$}"))]))
+                fill(gettext("{n} ms"), &[("n", &format!("{ms:.digits$}"))])
             }
-            Convergence::Never => None,
-        }
+            Convergence::Never => return None,
+        };
+        Some(time.replace(' ', "\u{a0}"))
     }
 
     /// A table's cell (ms, without the unit): `< 1` below the resolution, `None` otherwise
@@ -89,6 +91,11 @@ mod tests {
     use super::*;
     use pacer_dbus::measurement::statistic::Statistic;
 
+    /// The words with plain spaces.
+    fn words(convergence: Convergence) -> String {
+        convergence.words().unwrap().replace('\u{a0}', " ")
+    }
+
     fn run(t95: Option<f64>, recorded: Option<f64>, sampled: bool) -> RampRun {
         RampRun {
             t95_ms: t95.map(Statistic::exact),
@@ -102,25 +109,23 @@ mod tests {
     fn below_the_resolution_is_said_as_less_than_it_never_zero() {
         let measured = Convergence::of(&run(Some(0.0), Some(1.0), true));
         assert_eq!(measured, Convergence::Below { resolution_ms: 1.0 });
-        assert_eq!(measured.words().unwrap(), "< 1 ms");
+        assert_eq!(measured.words().unwrap(), "<\u{a0}1\u{a0}ms", "on one line");
         assert_eq!(measured.below_cell().unwrap(), "< 1");
         let model = Convergence::of(&run(Some(0.0), Some(0.1), false));
-        assert_eq!(model.words().unwrap(), "< 0.1 ms");
+        assert_eq!(words(model), "< 0.1 ms");
         // A mean over trials under one bin (0, 0, 1: 0.33) is below it too.
         let mean = Convergence::of(&run(Some(1.0 / 3.0), Some(1.0), true));
-        assert_eq!(mean.words().unwrap(), "< 1 ms");
+        assert_eq!(words(mean), "< 1 ms");
     }
 
     #[test]
     fn at_or_above_the_resolution_is_the_time() {
         let at = Convergence::of(&run(Some(1.0), Some(1.0), true));
         assert_eq!(at, Convergence::At(1.0));
-        assert_eq!(at.words().unwrap(), "1.0 ms");
+        assert_eq!(words(at), "1.0 ms");
         assert_eq!(at.below_cell(), None);
         assert_eq!(
-            Convergence::of(&run(Some(52.4), None, true))
-                .words()
-                .unwrap(),
+            words(Convergence::of(&run(Some(52.4), None, true))),
             "52 ms"
         );
         let never = Convergence::of(&run(None, Some(1.0), true));
