@@ -88,8 +88,11 @@ fn the_window_shows_each_page_of_the_simulated_laptop() {
     };
     in_view("side by side");
     assert!(
-        gui.log().contains("A: governor performance"),
-        "the legend names A"
+        gui.log().contains("A: Performance governor")
+            && gui
+                .log()
+                .contains("D: Performance governor — same settings as A"),
+        "the legend names A in words, and D as the same settings"
     );
     // 360 px wide: the comparison stacks, each CPU's figures under its name, in view.
     let width = gui.resize(360, 700);

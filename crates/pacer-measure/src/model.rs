@@ -20,6 +20,10 @@ use crate::trace::WINDOWS_MS;
 /// multiply and add, about eight cycles.
 const MODEL_OPS_PER_CYCLE: f64 = 0.125;
 
+/// The step a model's time to 95 % is given in (ms): a tenth, as the window writes times
+/// under 10 ms, so that a ramp at 95 % from the start reads "< 0.1 ms".
+pub const MODEL_T95_RESOLUTION_MS: f64 = 0.1;
+
 /// The ramp of each of `cpus` on a simulated machine, from its model.
 pub fn simulated_ramp(
     machine: &SimMachine,
@@ -46,6 +50,7 @@ pub fn simulated_ramp(
                     })
                     .collect(),
                 t95_ms: Some(Statistic::exact(ramp.time_to(0.95))),
+                t95_resolution_ms: Some(MODEL_T95_RESOLUTION_MS),
                 steady_mops: Some(Statistic::exact(steady_mhz * MODEL_OPS_PER_CYCLE)),
                 ..RampRun::default()
             })

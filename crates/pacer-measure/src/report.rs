@@ -19,7 +19,7 @@ use crate::ramp::{self, RampSetup, Trial};
 use crate::sched::{check_quiet, AutogroupPriority};
 use crate::stats::statistic_of_each;
 use crate::time_left::{TimeLeft, TRIAL_OVERHEAD};
-use crate::trace::WINDOWS_MS;
+use crate::trace::{T95_RESOLUTION_MS, WINDOWS_MS};
 
 /// A trial off its CPU for more than this share of the run is disturbed: it is repeated,
 /// and if it stays so, left out of the figures.
@@ -222,6 +222,7 @@ fn run_of(
         )),
         windows: windows(kept.iter().map(|t| &t.analysis)),
         t95_ms: statistic_of_each(kept.iter().filter_map(|t| t.analysis.t95_ms)),
+        t95_resolution_ms: Some(T95_RESOLUTION_MS),
         steady_mops: statistic_of_each(kept.iter().map(|t| t.analysis.steady_ops_per_s / 1e6)),
         power_w: statistic_of_each(energy_trials.iter().map(|e| e.0)),
         j_per_gop: statistic_of_each(energy_trials.iter().map(|e| e.1)),

@@ -14,6 +14,7 @@ use pacer_dbus::measurement::compare::Comparison;
 use pacer_dbus::measurement::report::{Clock, Quiet, RampReport, RampRun, Settings};
 use pacer_dbus::measurement::statistic::Statistic;
 
+use crate::convergence::Convergence;
 use crate::trace::WINDOWS_MS;
 
 /// What a missing figure shows.
@@ -26,6 +27,9 @@ pub struct TableRow {
     pub label: String,
     /// Formatted figures, one per column (`—` where there is none); empty for a heading.
     pub cells: Vec<String>,
+    /// The same figures as numbers, where the cells say more than a number (`< 1` below the
+    /// resolution): CSV keeps the numbers.
+    pub numbers: Option<Vec<String>>,
     /// A heading (`Energy:`), followed by its figures.
     pub section: bool,
     /// A figure under a heading, set in by two spaces in text.
@@ -173,6 +177,7 @@ impl RampTable {
         let heading = |label: String| TableRow {
             label,
             cells: Vec::new(),
+            numbers: None,
             section: true,
             indented: false,
             means: Vec::new(),
@@ -181,6 +186,7 @@ impl RampTable {
         let figure = |label: String, indented: bool, cell: &dyn Fn(&RampRun) -> String| TableRow {
             label,
             cells: runs.iter().map(|run| cell(run)).collect(),
+            numbers: None,
             section: false,
             indented,
             means: Vec::new(),
@@ -215,14 +221,27 @@ impl RampTable {
                 &|run| run.windows.get(index).and_then(|w| w.pct.as_ref()),
             ));
         }
+        // Below the resolution it says `< 1`, not 0, and ranks as level with the others
+        // there; CSV keeps the number.
+        let convergence: Vec<Convergence> = runs.iter().map(|run| Convergence::of(run)).collect();
+        let t95 = measured(
+            gettext("Convergence to 95% (ms)"),
+            0,
+            Some(Better::Lower),
+            &|run| run.t95_ms.as_ref(),
+        );
         rows.push(TableRow {
             indented: false,
-            ..measured(
-                gettext("Convergence to 95% (ms)"),
-                0,
-                Some(Better::Lower),
-                &|run| run.t95_ms.as_ref(),
-            )
+            cells: convergence
+                .iter()
+                .zip(&t95.cells)
+                .map(|(convergence, number)| {
+                    convergence.below_cell().unwrap_or_else(|| number.clone())
+                })
+                .collect(),
+            means: convergence.iter().map(|c| c.rank_ms()).collect(),
+            numbers: Some(t95.cells.clone()),
+            ..t95
         });
         rows.push(heading(gettext("Steady-state:")));
         rows.push(measured(gettext("Throughput (Mops/s)"), 1, None, &|run| {
@@ -381,7 +400,7 @@ impl RampTable {
     }
 
     /// The table as CSV (RFC 4180: CRLF line ends, fields quoted where they hold a comma, a
-    /// quote or a line break): a header of an empty field and the column labels, then a
+    /// quote or a line break), figures as numbers (`docs/measurement.md` 3): a header of an empty field and the column labels, then a
     /// line per row, headings with empty cells so every line has as many fields.
     pub fn to_csv(&self) -> String {
         let mut out = String::new();
@@ -396,7 +415,9 @@ impl RampTable {
         line("", &mut self.columns.iter().map(String::as_str));
         for row in &self.rows {
             let mut cells = row
-                .cells
+                .numbers
+                .as_ref()
+                .unwrap_or(&row.cells)
                 .iter()
                 .map(String::as_str)
                 .chain(std::iter::repeat(""))

@@ -9,11 +9,13 @@ use pacer_core::machine::Snapshot;
 use pacer_core::values::CoreType;
 use pacer_core::SysRoot;
 use pacer_dbus::client::{self as helper_client, active_profile, Bus};
-use pacer_dbus::measurement::compare::{parse_setting, Setting};
+use pacer_dbus::measurement::compare::{parse_setting, Comparison, Setting};
 use pacer_dbus::measurement::progress::{Progress, Stage};
 use pacer_dbus::measurement::report::RampReport;
 use pacer_measure::report::{self, RampOptions};
+use pacer_measure::same::same_as;
 use pacer_measure::table::{number, RampTable};
+use pacer_measure::verdict::Verdict;
 
 use crate::cli::{MeasuredCpus, RampFormat};
 
@@ -142,9 +144,56 @@ pub fn run_ramp(
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
         notes(&snapshot, &report);
-        print!("{}", RampTable::new(&[(None, &report)]).to_text());
+        print!("{}", ramp_text(&report));
     }
     Ok(())
+}
+
+/// A verdict line per run of `report` (`docs/measurement.md` 5), after `setting` where
+/// given.
+fn verdicts(report: &RampReport, setting: Option<&str>) -> String {
+    report
+        .runs
+        .iter()
+        .map(|run| Verdict::of(run, &report.settings).line(setting) + "\n")
+        .collect()
+}
+
+/// A ramp as text: the table, then a verdict per run.
+fn ramp_text(report: &RampReport) -> String {
+    RampTable::new(&[(None, report)]).to_text() + &verdicts(report, None)
+}
+
+/// A comparison as text, its columns labelled as the user typed the settings: the table,
+/// the settings that ran the same as one before them, then a verdict per run of each
+/// setting once.
+fn comparison_text(comparison: &Comparison, labels: &[String]) -> String {
+    let reports: Vec<(Option<&str>, &RampReport)> = comparison
+        .columns
+        .iter()
+        .zip(labels)
+        .map(|(column, label)| (Some(label.as_str()), &column.result))
+        .collect();
+    let mut text = RampTable::new(&reports).to_text();
+    for ((index, (label, report)), same) in reports.iter().enumerate().zip(same_as(comparison)) {
+        let label = label.unwrap_or_default();
+        match same {
+            Some(first) => {
+                text += &fill(
+                    gettext("Setting {n} ({setting}) ran under the same settings as setting {first} ({other})."),
+                    &[
+                        ("n", &(index + 1)),
+                        ("setting", &label),
+                        ("first", &(first + 1)),
+                        ("other", &labels[first]),
+                    ],
+                );
+                text.push('\n');
+            }
+            None => text += &verdicts(report, Some(label)),
+        }
+    }
+    text
 }
 
 fn parse_pair(text: &str) -> anyhow::Result<[u32; 2]> {
@@ -254,14 +303,7 @@ pub async fn run_compare(
     if format.json {
         println!("{}", serde_json::to_string_pretty(&comparison)?);
     } else {
-        // Columns are labelled as the user typed the settings.
-        let reports: Vec<(Option<&str>, &RampReport)> = comparison
-            .columns
-            .iter()
-            .zip(settings)
-            .map(|(column, label)| (Some(label.as_str()), &column.result))
-            .collect();
-        print!("{}", RampTable::new(&reports).to_text());
+        print!("{}", comparison_text(&comparison, settings));
         println!(
             "{}",
             gettext("The settings from before the comparison are restored.")
@@ -269,3 +311,6 @@ pub async fn run_compare(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests;

@@ -52,6 +52,8 @@ fn a_simulated_machine_gives_the_published_shape() {
         "P 0-5 ms near the published 70.6 % (docs/measurement.md 2)"
     );
     assert_eq!(runs[0]["t95_ms"]["mean"].as_f64().unwrap().round(), 5.0);
+    // The step it is found in: a model's tenth (docs/measurement.md 3.1).
+    assert_eq!(runs[0]["t95_resolution_ms"], 0.1);
     assert!(runs[0]["power_w"].is_null() && runs[0]["sample_period_us"].is_null());
 
     let text = String::from_utf8(
@@ -64,6 +66,10 @@ fn a_simulated_machine_gives_the_published_shape() {
     );
     assert!(text.contains("Convergence to 95% (ms)"));
     assert!(text.contains("(simulated machine: figures from its model)"));
+    assert!(
+        text.contains("P-cores: fast — 5.0\u{a0}ms, like Intel HWP's usual ~5 ms."),
+        "a verdict per run: {text}"
+    );
 }
 
 #[test]

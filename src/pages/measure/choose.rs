@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 //! Choosing what a comparison compares: a popover with a governor and an EPP for each of up
-//! to four settings (A and B, and C and D when ticked), offering what the kernel offers.
+//! to four settings (A and B, and C and D when ticked), offering what the kernel offers, in
+//! words.
 
 use pacer_core::i18n::{fill, gettext};
 use pacer_core::machine::Snapshot;
@@ -12,6 +13,7 @@ use relm4::ComponentSender;
 
 use super::{CompareRow, MeasureMsg, MeasurePage};
 use crate::widgets::a11y::labelled;
+use crate::words::setting::{epp_label, governor_label};
 
 /// How many settings a comparison can hold: A and B, and C and D when ticked.
 pub(super) const COMPARED_SETTINGS: usize = 4;
@@ -32,8 +34,9 @@ impl MeasurePage {
         let names = |options: Vec<String>| -> Vec<String> {
             std::iter::once(as_now.clone()).chain(options).collect()
         };
-        let governor_names = names(governors.iter().map(ToString::to_string).collect());
-        let epp_names = names(epps.iter().map(ToString::to_string).collect());
+        // In words: the kernel's are in the result's tooltip, `pacerctl` and the JSON.
+        let governor_names = names(governors.iter().map(governor_label).collect());
+        let epp_names = names(epps.iter().copied().map(epp_label).collect());
         for row in &self.compare_rows {
             for (choice, names) in [(&row.governor, &governor_names), (&row.epp, &epp_names)] {
                 let names: Vec<&str> = names.iter().map(String::as_str).collect();

@@ -8,6 +8,9 @@
 
 mod choose;
 mod export;
+#[cfg(test)]
+mod fixtures;
+mod legend;
 mod live;
 mod run;
 mod save_as;
@@ -172,7 +175,7 @@ impl SimpleComponent for MeasurePage {
                     model.state.shown_entry().map(|e| e.title.clone()).unwrap_or_else(|| gettext("No results yet"))
                 },
                 #[watch]
-                set_description: model.state.shown_entry().filter(|_| !model.state.running()).map(|e| description(&e.outcome)).as_deref(),
+                set_description: model.state.shown_entry().filter(|_| !model.state.running()).map(|e| e.outcome.description()).as_deref(),
 
                 #[wrap(Some)]
                 set_header_suffix = &gtk::Box {
@@ -204,6 +207,19 @@ impl SimpleComponent for MeasurePage {
                     add_css_class: "heading",
                     #[watch]
                     set_label: &model.state.shown_entry().map(|e| summary::sentence(&e.outcome)).unwrap_or_default(),
+                    // The kernel's own words for the settings, for those who want them.
+                    #[watch]
+                    set_tooltip_text: model.state.shown_entry().map(|e| e.outcome.kernel_values()).as_deref(),
+                    #[watch]
+                    set_visible: model.state.shown_entry().is_some() && !model.state.running(),
+                },
+                // A verdict per run against published figures.
+                gtk::Label {
+                    set_wrap: true,
+                    set_xalign: 0.0,
+                    set_margin_bottom: 6,
+                    #[watch]
+                    set_label: &model.state.shown_entry().map(|e| summary::verdicts(&e.outcome).join("\n")).unwrap_or_default(),
                     #[watch]
                     set_visible: model.state.shown_entry().is_some() && !model.state.running(),
                 },
@@ -320,6 +336,12 @@ impl MeasurePage {
                                 entry.title,
                                 entry.outcome.legend()
                             );
+                            relm4::gtk::glib::g_info!(
+                                "pacer",
+                                "result says: {} {:?}",
+                                summary::sentence(&entry.outcome),
+                                summary::verdicts(&entry.outcome)
+                            );
                         }
                         self.show_history();
                     }
@@ -388,14 +410,6 @@ impl MeasurePage {
             input.emit(MeasureMsg::ExportTo(format, path));
         });
     }
-}
-
-/// What the result's group says above its table: the legend of a comparison's settings,
-/// then the settings it ran under.
-fn description(outcome: &Outcome) -> String {
-    let mut lines = outcome.legend();
-    lines.push(outcome.table().settings_line);
-    lines.join("\n")
 }
 
 fn export_menu(sender: &ComponentSender<MeasurePage>) -> gtk::Popover {

@@ -9,6 +9,8 @@ use pacer_core::values::CoreType;
 use pacer_dbus::measurement::compare::{setting_letter, Comparison};
 use pacer_dbus::measurement::progress::Progress;
 use pacer_dbus::measurement::report::RampReport;
+use pacer_measure::convergence::Convergence;
+use pacer_measure::same::same_as;
 use pacer_measure::table::{core_label, RampTable};
 
 use super::live::{Live, TrialCurve};
@@ -42,33 +44,55 @@ impl Outcome {
         }
     }
 
-    /// One line per measured CPU (and setting), for the chart: `A P-core (CPU 7)`.
+    /// One line per measured CPU (and setting), for the chart, named with its time to 95 %:
+    /// `A P-core (CPU 7): 5.0 ms`. A setting that ran the same as one before it is drawn in
+    /// that one's colour and named with it: `A = D P-core (CPU 7): < 0.1 ms`.
     pub fn series(&self) -> Vec<RampSeries> {
-        let reports: Vec<(Option<usize>, &RampReport)> = match self {
-            Outcome::Ramp(report) => vec![(None, report)],
-            Outcome::Compare(comparison) => comparison
-                .columns
-                .iter()
-                .enumerate()
-                .map(|(index, c)| (Some(index), &c.result))
-                .collect(),
+        let (reports, same): (Vec<&RampReport>, Vec<Option<usize>>) = match self {
+            Outcome::Ramp(report) => (vec![report], vec![None]),
+            Outcome::Compare(comparison) => (
+                comparison.columns.iter().map(|c| &c.result).collect(),
+                same_as(comparison),
+            ),
         };
+        // Each setting's letters, with those of the settings that ran the same: `A = D`.
+        let letters: Vec<Option<String>> = (0..reports.len())
+            .map(|column| {
+                let letters: Vec<String> = (0..same.len())
+                    .filter(|&other| other == column || same[other] == Some(column))
+                    .map(setting_letter)
+                    .collect();
+                matches!(self, Outcome::Compare(_)).then(|| letters.join(" = "))
+            })
+            .collect();
         reports
-            .into_iter()
-            .flat_map(|(setting, report)| {
-                report.runs.iter().map(move |run| RampSeries {
-                    label: Some(match setting {
-                        Some(index) => format!("{} {}", setting_letter(index), core_label(run)),
+            .iter()
+            .enumerate()
+            .flat_map(|(column, report)| {
+                let (same, letters) = (same[column], &letters[column]);
+                report.runs.iter().map(move |run| {
+                    let name = match letters {
+                        Some(letters) => format!("{letters} {}", core_label(run)),
                         None => core_label(run),
-                    }),
-                    setting: setting.unwrap_or(0),
-                    core_type: run.core_type,
-                    line: Line::Mean,
-                    points: run
-                        .windows
-                        .iter()
-                        .filter_map(|w| Some((w.end_ms as f64, w.pct?.mean)))
-                        .collect(),
+                    };
+                    RampSeries {
+                        // One name for settings that ran the same, on the first's line.
+                        label: same.is_none().then(|| match Convergence::of(run).words() {
+                            Some(time) => fill(
+                                gettext("{series}: {time}"),
+                                &[("series", &name), ("time", &time)],
+                            ),
+                            None => name,
+                        }),
+                        setting: same.unwrap_or(column),
+                        core_type: run.core_type,
+                        line: Line::Mean,
+                        points: run
+                            .windows
+                            .iter()
+                            .filter_map(|w| Some((w.end_ms as f64, w.pct?.mean)))
+                            .collect(),
+                    }
                 })
             })
             .collect()
@@ -214,6 +238,7 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
+    use crate::pages::measure::fixtures::four_settings;
     use crate::testing::simulated_ramp_report;
     use pacer_dbus::measurement::progress::Stage;
 
@@ -252,5 +277,37 @@ mod tests {
         assert!(state.start(2, began));
         state.finished(None);
         assert_eq!(state.history.len(), 1);
+    }
+
+    #[test]
+    fn the_chart_names_each_line_with_its_time_and_settings_that_ran_the_same_once() {
+        let series = Outcome::Compare(four_settings()).series();
+        // With plain spaces for the no-break ones in the times.
+        let labels: Vec<Option<String>> = series
+            .iter()
+            .map(|s| Some(s.label.as_ref()?.replace('\u{a0}', " ")))
+            .collect();
+        let labels: Vec<Option<&str>> = labels.iter().map(Option::as_deref).collect();
+        assert_eq!(
+            labels,
+            [
+                Some("A = D P-core (CPU 7): < 0.1 ms"),
+                Some("A = D E-core (CPU 15): < 0.1 ms"),
+                Some("B P-core (CPU 7): 5.0 ms"),
+                Some("B E-core (CPU 15): 8.0 ms"),
+                Some("C P-core (CPU 7): 50 ms"),
+                Some("C E-core (CPU 15): 80 ms"),
+                None,
+                None
+            ]
+        );
+        // D's lines in A's colour.
+        let colours: Vec<usize> = series.iter().map(|s| s.setting).collect();
+        assert_eq!(colours, [0, 0, 1, 1, 2, 2, 0, 0]);
+        let ramp = Outcome::Ramp(simulated_ramp_report()).series();
+        assert_eq!(
+            ramp[0].label.as_deref(),
+            Some("P-core (CPU 7): 5.0\u{a0}ms")
+        );
     }
 }

@@ -1,24 +1,18 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-//! What a result means, in one sentence above its table: how fast each core type reaches
-//! 95 % of its steady throughput, and in a comparison under which setting it does so first.
+//! What a result means, above its table: one sentence on how fast each core type reaches
+//! 95 % of its steady throughput (in a comparison, under which setting first; settings that
+//! ran the same count once), then a verdict line per run against published figures.
 
 use pacer_core::i18n::{fill, gettext};
 use pacer_core::values::CoreType;
-use pacer_dbus::measurement::compare::setting_letter;
-use pacer_dbus::measurement::report::{RampReport, RampRun};
+use pacer_dbus::measurement::compare::{setting_letter, Comparison};
+use pacer_dbus::measurement::report::RampReport;
+use pacer_measure::convergence::Convergence;
+use pacer_measure::same::same_as;
 use pacer_measure::table::cores_of_type;
+use pacer_measure::verdict::Verdict;
 
 use super::state::Outcome;
-
-/// A time to 95 %: `5.0 ms`, `0.4 ms`, `50 ms`; `0 ms` for at once.
-fn time(ms: f64) -> String {
-    let digits = if ms > 0.0 && ms < 10.0 { 1 } else { 0 };
-    fill(gettext("{n} ms"), &[("n", &format!("{ms:.digits$}"))])
-}
-
-fn t95(run: &RampRun) -> Option<f64> {
-    run.t95_ms.map(|t| t.mean)
-}
 
 /// The core types of `reports`' runs, in the order they first come.
 fn core_types<'a>(reports: impl Iterator<Item = &'a RampReport>) -> Vec<Option<CoreType>> {
@@ -31,79 +25,127 @@ fn core_types<'a>(reports: impl Iterator<Item = &'a RampReport>) -> Vec<Option<C
     types
 }
 
-/// `P-cores reach 95 % in 5 ms; E-cores in 8 ms.` — or, for a comparison, `P-cores reach
-/// 95 % first under A (5 ms; B 50 ms); E-cores under A (8 ms; B 67 ms).` Empty without runs.
-pub fn sentence(outcome: &Outcome) -> String {
-    let parts: Vec<String> = match outcome {
-        Outcome::Ramp(report) => report
-            .runs
-            .iter()
-            .enumerate()
-            .map(|(index, run)| {
-                let cores = cores_of_type(run.core_type);
-                match (t95(run), index) {
-                    (Some(ms), 0) => fill(
-                        gettext("{cores} reach 95 % in {time}"),
-                        &[("cores", &cores), ("time", &time(ms))],
-                    ),
-                    (Some(ms), _) => fill(
-                        gettext("{cores} in {time}"),
-                        &[("cores", &cores), ("time", &time(ms))],
-                    ),
-                    (None, _) => fill(gettext("{cores} do not stay at 95 %"), &[("cores", &cores)]),
-                }
-            })
-            .collect(),
-        Outcome::Compare(comparison) => {
-            let reports = || comparison.columns.iter().map(|column| &column.result);
-            core_types(reports())
-                .into_iter()
-                .enumerate()
-                .filter_map(|(index, core_type)| {
-                    // Each setting's time on this type, fastest first.
-                    let mut times: Vec<(usize, f64)> = reports()
-                        .enumerate()
-                        .filter_map(|(column, report)| {
-                            let run = report.runs.iter().find(|r| r.core_type == core_type)?;
-                            Some((column, t95(run)?))
-                        })
-                        .collect();
-                    times.sort_by(|a, b| a.1.total_cmp(&b.1));
-                    let &(_, fastest) = times.first()?;
-                    // Settings as fast as the fastest share its place: `A/D`.
-                    let tied = times.iter().take_while(|&&(_, ms)| ms == fastest).count();
-                    let (first, others) = times.split_at(tied);
-                    let letters: Vec<String> = first
-                        .iter()
-                        .map(|&(column, _)| setting_letter(column))
-                        .collect();
-                    let others: Vec<String> = others
-                        .iter()
-                        .map(|&(column, ms)| format!("{} {}", setting_letter(column), time(ms)))
-                        .collect();
-                    let values: [(&str, &dyn std::fmt::Display); 4] = [
-                        ("cores", &cores_of_type(core_type)),
-                        ("letter", &letters.join("/")),
-                        ("time", &time(fastest)),
-                        ("others", &others.join(", ")),
-                    ];
-                    Some(match (index, others.is_empty()) {
-                        (_, true) => fill(
-                            gettext("{cores} reach 95 % in {time} under {letter}"),
-                            &values,
-                        ),
-                        (0, false) => fill(
-                            gettext("{cores} reach 95 % first under {letter} ({time}; {others})"),
-                            &values,
-                        ),
-                        (_, false) => fill(
-                            gettext("{cores} under {letter} ({time}; {others})"),
-                            &values,
-                        ),
-                    })
+/// The columns of `comparison` that are the first of their settings (the others ran the
+/// same as one of them), with their results.
+fn distinct(comparison: &Comparison) -> impl Iterator<Item = (usize, &RampReport)> + '_ {
+    comparison
+        .columns
+        .iter()
+        .zip(same_as(comparison))
+        .enumerate()
+        .filter(|(_, (_, same))| same.is_none())
+        .map(|(index, (column, _))| (index, &column.result))
+}
+
+/// `P-cores reach 95 % in 5.0 ms; E-cores in 8.0 ms.`
+fn ramp_sentence(report: &RampReport) -> Vec<String> {
+    report
+        .runs
+        .iter()
+        .enumerate()
+        .map(|(index, run)| {
+            let cores = cores_of_type(run.core_type);
+            match (Convergence::of(run).words(), index) {
+                (Some(time), 0) => fill(
+                    gettext("{cores} reach 95 % in {time}"),
+                    &[("cores", &cores), ("time", &time)],
+                ),
+                (Some(time), _) => fill(
+                    gettext("{cores} in {time}"),
+                    &[("cores", &cores), ("time", &time)],
+                ),
+                (None, _) => fill(gettext("{cores} do not stay at 95 %"), &[("cores", &cores)]),
+            }
+        })
+        .collect()
+}
+
+/// `P-cores reach 95 % first under A (5 ms; B 50 ms); E-cores under A (8 ms; B 67 ms)`, a
+/// setting that ran the same as one before it left out; then which ran the same.
+fn comparison_sentence(comparison: &Comparison) -> Vec<String> {
+    let reports = || comparison.columns.iter().map(|column| &column.result);
+    let mut parts: Vec<String> = core_types(reports())
+        .into_iter()
+        .enumerate()
+        .filter_map(|(index, core_type)| {
+            // Each setting's time on this type, fastest first.
+            let mut times: Vec<(usize, Convergence, f64)> = distinct(comparison)
+                .filter_map(|(column, report)| {
+                    let run = report.runs.iter().find(|r| r.core_type == core_type)?;
+                    let convergence = Convergence::of(run);
+                    Some((column, convergence, convergence.rank_ms()?))
                 })
-                .collect()
-        }
+                .collect();
+            times.sort_by(|a, b| a.2.total_cmp(&b.2));
+            let &(_, fastest, fastest_ms) = times.first()?;
+            // Settings as fast as the fastest (below the resolution, all of those) share its
+            // place: `A/C`.
+            let tied = times
+                .iter()
+                .take_while(|&&(_, _, ms)| ms == fastest_ms)
+                .count();
+            let (first, others) = times.split_at(tied);
+            let letters: Vec<String> = first
+                .iter()
+                .map(|&(column, _, _)| setting_letter(column))
+                .collect();
+            let others: Vec<String> = others
+                .iter()
+                .map(|&(column, convergence, _)| {
+                    let time = convergence.words().unwrap_or_default();
+                    format!("{} {time}", setting_letter(column))
+                })
+                .collect();
+            let values: [(&str, &dyn std::fmt::Display); 4] = [
+                ("cores", &cores_of_type(core_type)),
+                ("letter", &letters.join("/")),
+                ("time", &fastest.words().unwrap_or_default()),
+                ("others", &others.join(", ")),
+            ];
+            Some(match (index, others.is_empty()) {
+                (_, true) => fill(
+                    gettext("{cores} reach 95 % in {time} under {letter}"),
+                    &values,
+                ),
+                (0, false) => fill(
+                    gettext("{cores} reach 95 % first under {letter} ({time}; {others})"),
+                    &values,
+                ),
+                (_, false) => fill(
+                    gettext("{cores} under {letter} ({time}; {others})"),
+                    &values,
+                ),
+            })
+        })
+        .collect();
+    parts.extend(same_settings(comparison));
+    parts
+}
+
+/// `A and D are the same settings`, for each setting that others ran the same as.
+fn same_settings(comparison: &Comparison) -> Vec<String> {
+    let same = same_as(comparison);
+    (0..same.len())
+        .filter(|&first| same[first].is_none())
+        .filter_map(|first| {
+            let mut letters: Vec<String> = (0..same.len())
+                .filter(|&column| column == first || same[column] == Some(first))
+                .map(setting_letter)
+                .collect();
+            let last = letters.pop().filter(|_| !letters.is_empty())?;
+            Some(fill(
+                gettext("{letters} and {last} are the same settings"),
+                &[("letters", &letters.join(", ")), ("last", &last)],
+            ))
+        })
+        .collect()
+}
+
+/// What the result says, in one sentence; empty without runs.
+pub fn sentence(outcome: &Outcome) -> String {
+    let parts = match outcome {
+        Outcome::Ramp(report) => ramp_sentence(report),
+        Outcome::Compare(comparison) => comparison_sentence(comparison),
     };
     if parts.is_empty() {
         return String::new();
@@ -111,50 +153,23 @@ pub fn sentence(outcome: &Outcome) -> String {
     fill(gettext("{parts}."), &[("parts", &parts.join("; "))])
 }
 
-#[cfg(test)]
-mod tests {
-    #![allow(clippy::unwrap_used)]
-
-    use super::*;
-    use crate::testing::simulated_ramp_report;
-    use pacer_dbus::measurement::compare::{Column, Comparison, Setting};
-    use pacer_dbus::measurement::statistic::Statistic;
-
-    #[test]
-    fn a_ramp_says_how_fast_each_core_type_is() {
-        let report = simulated_ramp_report();
-        assert_eq!(
-            sentence(&Outcome::Ramp(report)),
-            "P-cores reach 95 % in 5.0 ms; E-cores in 8.0 ms."
-        );
-    }
-
-    #[test]
-    fn a_comparison_says_which_setting_is_first_on_each_core_type() {
-        let with_t95 = |p: f64, e: Option<f64>| {
-            let mut report = simulated_ramp_report();
-            report.runs[0].t95_ms = Some(Statistic::exact(p));
-            report.runs[1].t95_ms = e.map(Statistic::exact);
-            report
-        };
-        let columns = [
-            with_t95(50.0, Some(67.0)),
-            with_t95(5.0, Some(8.0)),
-            with_t95(12.0, None),
-            with_t95(5.0, Some(0.0)),
-        ]
-        .into_iter()
-        .map(|result| Column {
-            setting: Setting::default(),
-            result,
-        })
-        .collect();
-        assert_eq!(
-            sentence(&Outcome::Compare(Comparison::new(columns, true))),
-            "P-cores reach 95 % first under B/D (5.0 ms; C 12 ms, A 50 ms); \
-             E-cores under D (0 ms; B 8.0 ms, A 67 ms)."
-        );
-        let empty = Comparison::new(Vec::new(), true);
-        assert_eq!(sentence(&Outcome::Compare(empty)), "");
+/// A verdict line per run (in a comparison, of each setting once): `P-cores: fast — 4.8 ms,
+/// like Intel HWP's usual ~5 ms.`
+pub fn verdicts(outcome: &Outcome) -> Vec<String> {
+    let lines = |report: &RampReport, letter: Option<String>| -> Vec<String> {
+        report
+            .runs
+            .iter()
+            .map(|run| Verdict::of(run, &report.settings).line(letter.as_deref()))
+            .collect()
+    };
+    match outcome {
+        Outcome::Ramp(report) => lines(report, None),
+        Outcome::Compare(comparison) => distinct(comparison)
+            .flat_map(|(column, report)| lines(report, Some(setting_letter(column))))
+            .collect(),
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 //! The result table of the Measure page: in a comparison each setting is named once, by a
-//! letter with a legend ("A: governor performance, EPP as now"), the columns are headed by
-//! the setting's letter over the CPU, and the best setting of each core type is marked in the
-//! rows a comparison is about (time to 95 %, the first window).
+//! letter with a legend (`legend`), the columns are headed by the setting's letter over the
+//! CPU, and the best setting of each core type is marked in the rows a comparison is about
+//! (time to 95 %, the first window).
 
-use pacer_core::i18n::{fill, gettext};
+use pacer_core::i18n::gettext;
 use pacer_core::values::CoreType;
 use pacer_dbus::measurement::compare::setting_letter;
-use pacer_dbus::measurement::compare::Setting;
 use pacer_measure::table::{core_label, Better, TableRow};
 use relm4::gtk::prelude::*;
 use relm4::{adw, gtk};
@@ -22,35 +21,6 @@ pub struct ColumnHeading {
     pub core_type: Option<CoreType>,
     /// `P-core (CPU 7)`.
     pub cpu: String,
-}
-
-/// A setting in words: `governor performance, EPP power`; `as now` for none.
-pub fn setting_words(setting: &Setting) -> String {
-    let on_off = |on: bool| if on { gettext("on") } else { gettext("off") };
-    let mut parts = Vec::new();
-    if let Some(mode) = setting.mode {
-        parts.push(fill(gettext("mode {mode}"), &[("mode", &mode)]));
-    }
-    if let Some(governor) = &setting.governor {
-        parts.push(fill(
-            gettext("governor {governor}"),
-            &[("governor", governor)],
-        ));
-    }
-    if let Some(epp) = setting.epp {
-        parts.push(fill(gettext("EPP {epp}"), &[("epp", &epp)]));
-    }
-    if let Some(eas) = setting.eas {
-        parts.push(fill(gettext("EAS {state}"), &[("state", &on_off(eas))]));
-    }
-    if let Some(boost) = setting.boost {
-        parts.push(fill(gettext("turbo {state}"), &[("state", &on_off(boost))]));
-    }
-    if parts.is_empty() {
-        gettext("as now")
-    } else {
-        parts.join(", ")
-    }
 }
 
 impl Outcome {
@@ -70,28 +40,6 @@ impl Outcome {
                 .iter()
                 .enumerate()
                 .flat_map(|(index, column)| column.result.runs.iter().map(heading(Some(index))))
-                .collect(),
-        }
-    }
-
-    /// One line per setting of a comparison: `A: governor performance, EPP as now`; empty
-    /// for a plain measurement.
-    pub fn legend(&self) -> Vec<String> {
-        match self {
-            Outcome::Ramp(_) => Vec::new(),
-            Outcome::Compare(comparison) => comparison
-                .columns
-                .iter()
-                .enumerate()
-                .map(|(index, column)| {
-                    fill(
-                        gettext("{letter}: {setting}"),
-                        &[
-                            ("letter", &setting_letter(index)),
-                            ("setting", &setting_words(&column.setting)),
-                        ],
-                    )
-                })
                 .collect(),
         }
     }
@@ -387,7 +335,6 @@ fn header(text: &str) -> gtk::Label {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-    use pacer_core::values::{Epp, Governor};
 
     fn heading(setting: usize, core_type: CoreType) -> ColumnHeading {
         ColumnHeading {
@@ -401,6 +348,7 @@ mod tests {
         TableRow {
             label: String::new(),
             cells: means.iter().map(|_| String::new()).collect(),
+            numbers: None,
             section: false,
             indented: true,
             means: means.to_vec(),
@@ -431,22 +379,5 @@ mod tests {
         // E-cores: only one setting has a figure.
         assert_eq!(best_columns(&early, &headings), [2]);
         assert!(best_columns(&row(None, &[Some(1.0); 4]), &headings).is_empty());
-    }
-
-    #[test]
-    fn a_setting_is_named_in_words() {
-        let setting = Setting {
-            governor: Some(Governor::performance()),
-            epp: Some(Epp::Power),
-            boost: Some(false),
-            ..Setting::default()
-        };
-        assert_eq!(
-            setting_words(&setting),
-            "governor performance, EPP power, turbo off"
-        );
-        assert_eq!(setting_words(&Setting::default()), "as now");
-        assert_eq!(setting_letter(0), "A");
-        assert_eq!(setting_letter(3), "D");
     }
 }

@@ -67,6 +67,10 @@ pub struct RampRun {
     pub sampling_overhead_pct: Option<f64>,
     pub windows: Vec<Window>,
     pub t95_ms: Option<Statistic>,
+    /// The step convergence is found in (ms), on either clock: a `t95_ms` below it says 95 %
+    /// was reached within the first step ("< 1 ms"), not at 0 (`None`: a report made before
+    /// it was recorded).
+    pub t95_resolution_ms: Option<f64>,
     pub steady_mops: Option<Statistic>,
     /// The package's average power over a trial (W), from the RAPL domain `energy_domain`.
     pub power_w: Option<Statistic>,

@@ -228,3 +228,28 @@ fn a_comparison_has_a_column_per_setting_and_cpu() {
         ]
     );
 }
+
+#[test]
+fn below_the_resolution_the_table_says_less_than_and_csv_keeps_the_number() {
+    let mut report = report();
+    report.runs[0].t95_ms = exact(0.0, 0.0);
+    report.runs[0].t95_resolution_ms = Some(1.0);
+    // A model's run: a tenth of a millisecond.
+    report.runs[1].sample_period_us = None;
+    report.runs[1].t95_ms = exact(0.04, 0.0);
+    let table = RampTable::new(&[(None, &report)]);
+    let row = table
+        .rows
+        .iter()
+        .find(|row| row.label == "Convergence to 95% (ms)")
+        .unwrap();
+    assert_eq!(row.cells, ["< 1", "< 0.1"]);
+    // Both as soon as can be told: level, neither better.
+    assert_eq!(row.means, [Some(0.0), Some(0.0)]);
+    assert!(table.to_text().contains(
+        "Convergence to 95% (ms)                                      < 1            < 0.1"
+    ));
+    assert!(table
+        .to_csv()
+        .contains("\r\nConvergence to 95% (ms),0,0\r\n"));
+}
