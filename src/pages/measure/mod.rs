@@ -107,7 +107,9 @@ impl SimpleComponent for MeasurePage {
 
             adw::PreferencesGroup {
                 set_title: &gettext("Ramp-Up"),
-                set_description: Some(&gettext("How fast a core reaches full speed when work arrives: a serial floating-point loop on one CPU of each core type, starting from idle.")),
+                set_description: Some(&gettext("How fast each core type reaches full speed when work arrives")),
+                // How, for who wants to know, out of the way of who does not.
+                set_tooltip_text: Some(&gettext("A serial floating-point loop runs on one idle CPU of each core type while Pacer times how its throughput grows")),
 
                 // The buttons wrap under each other on narrow screens.
                 gtk::FlowBox {
