@@ -10,6 +10,7 @@ use relm4::gtk::glib;
 use relm4::{adw, gtk};
 
 use adw::prelude::*;
+use pacer_core::i18n::gettext;
 
 use super::view::{Note, ProfileView};
 use crate::widgets::a11y::labelled;
@@ -43,9 +44,9 @@ impl std::fmt::Debug for PowerMode {
     }
 }
 
-/// A boxed list of rows that are not selected, only activated.
-fn boxed_list() -> gtk::ListBox {
-    let list = gtk::ListBox::new();
+/// A boxed list called `name` of rows that are not selected, only activated.
+fn boxed_list(name: &str) -> gtk::ListBox {
+    let list: gtk::ListBox = labelled(name);
     list.add_css_class("boxed-list");
     list.set_selection_mode(gtk::SelectionMode::None);
     list
@@ -58,8 +59,8 @@ impl PowerMode {
         chosen: impl Fn(String) -> M + Send + 'static,
     ) -> PowerMode {
         let root = gtk::Box::new(gtk::Orientation::Vertical, 12);
-        let profiles = boxed_list();
-        let notes = boxed_list();
+        let profiles = boxed_list(&gettext("Power Mode"));
+        let notes = boxed_list(&gettext("Power Mode notes"));
         notes.set_visible(false);
         root.append(&profiles);
         root.append(&notes);
@@ -114,8 +115,12 @@ impl PowerMode {
             if let Some(explanation) = profile_explanation(name) {
                 row.set_subtitle(&explanation);
             }
-            let check: gtk::CheckButton = labelled(&label);
-            check.set_valign(gtk::Align::Center);
+            // A screen reader says "radio button", and the row's title names it (the row
+            // labels its activatable widget).
+            let check: gtk::CheckButton = glib::Object::builder()
+                .property("accessible-role", gtk::AccessibleRole::Radio)
+                .property("valign", gtk::Align::Center)
+                .build();
             // One group: checking one lets go of the others, and they read as radio buttons.
             check.set_group(self.rows.first().map(|first| &first.check));
             row.add_prefix(&check);
@@ -148,4 +153,61 @@ fn note_row(note: &Note) -> adw::ActionRow {
     row.add_prefix(&gtk::Image::from_icon_name(icons::INFORMATION));
     row.set_tooltip_text(note.detail.as_deref());
     row
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+    use crate::testing::on_gtk_thread;
+    use crate::words::profile::USUAL_PROFILES;
+
+    /// The usual profiles, `active` on, offered by a daemon or not, with `notes`.
+    fn view(active: &str, offered: bool, notes: &[&str]) -> ProfileView {
+        ProfileView {
+            choices: USUAL_PROFILES.map(|p| (p.to_owned(), p == active)).to_vec(),
+            offered,
+            source: String::new(),
+            detail: None,
+            notes: notes
+                .iter()
+                .map(|line| Note {
+                    line: (*line).to_owned(),
+                    detail: None,
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    #[ignore = "needs a display: build-aux/test.sh --lane gui runs it"]
+    fn a_check_tells_the_user_s_choice_and_a_reading_moves_it_without_a_word() {
+        on_gtk_thread(|| {
+            let (sender, receiver) = relm4::channel::<String>();
+            let mut mode = PowerMode::new(&sender, |profile| profile);
+            mode.show(&view("balanced", true, &[]));
+            // A reading moves the checks and tells nobody.
+            mode.show(&view(
+                "performance",
+                true,
+                &["org.gnome.Shell holds Power Saver"],
+            ));
+            let active: Vec<bool> = mode.rows.iter().map(|r| r.check.is_active()).collect();
+            assert_eq!(active, [true, false, false]);
+            assert!(mode.notes.is_visible() && mode.notes.row_at_index(0).is_some());
+            // The user's choice lets go of the others and is told.
+            mode.rows[2].check.set_active(true);
+            assert!(!mode.rows[0].check.is_active());
+            // Without a daemon the rows stay, greyed.
+            mode.show(&view("", false, &[]));
+            assert_eq!(mode.rows.len(), 3);
+            assert!(!mode.profiles.is_sensitive() && !mode.notes.is_visible());
+            sender.emit("end".to_owned());
+            let told: Vec<String> = std::iter::from_fn(|| receiver.recv_sync())
+                .take_while(|said| said != "end")
+                .collect();
+            assert_eq!(told, ["power-saver"]);
+        });
+    }
 }
