@@ -20,6 +20,7 @@ use adw::prelude::*;
 
 use super::view::{Choice, RowWords, Selectors};
 use crate::data::change::Change;
+use crate::widgets::icons;
 
 /// What a group starts with: its selectors, and each policy's when it has several.
 #[derive(Debug, Clone)]
@@ -198,6 +199,7 @@ impl CoreGroup {
                 .title(title.as_str())
                 .model(&gtk::StringList::new(&names))
                 .build();
+            whole_labels(&row);
             let guard = Rc::clone(&self.updating);
             row.connect_selected_notify(move |row| {
                 if !guard.get() {
@@ -292,6 +294,51 @@ impl CoreGroup {
         }
         self.updating.set(false);
     }
+}
+
+/// Gives `row` labels that take the room their words need: a combo row's own stop at 20
+/// characters ("Scheduler-guided gov…"), and translations are often longer. In its list,
+/// the chosen option is checked, as libadwaita's own list does.
+fn whole_labels(row: &adw::ComboRow) {
+    row.set_factory(Some(&label_factory(false)));
+    row.set_list_factory(Some(&label_factory(true)));
+}
+
+/// Each option as a label, and with `checked` a check mark after the selected one.
+fn label_factory(checked: bool) -> gtk::SignalListItemFactory {
+    let factory = gtk::SignalListItemFactory::new();
+    factory.connect_setup(move |_, item| {
+        let Some(item) = item.downcast_ref::<gtk::ListItem>() else {
+            return;
+        };
+        let option = gtk::Box::new(gtk::Orientation::Horizontal, 0);
+        let label = gtk::Label::builder()
+            .xalign(0.0)
+            .ellipsize(gtk::pango::EllipsizeMode::End)
+            .build();
+        option.append(&label);
+        if checked {
+            let check = gtk::Image::from_icon_name(icons::CHOSEN);
+            item.property_expression("selected")
+                .bind(&check, "visible", gtk::Widget::NONE);
+            option.append(&check);
+        }
+        item.set_child(Some(&option));
+    });
+    factory.connect_bind(|_, item| {
+        let Some(item) = item.downcast_ref::<gtk::ListItem>() else {
+            return;
+        };
+        let label = item
+            .child()
+            .and_then(|option| option.first_child())
+            .and_downcast::<gtk::Label>();
+        let text = item.item().and_downcast::<gtk::StringObject>();
+        if let (Some(label), Some(text)) = (label, text) {
+            label.set_label(&text.string());
+        }
+    });
+    factory
 }
 
 #[cfg(test)]

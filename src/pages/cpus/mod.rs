@@ -68,7 +68,7 @@ impl SimpleComponent for CpusPage {
                 add_css_class: "compact",
                 set_icon_name: Some(icons::NO_CPUFREQ),
                 set_title: &gettext("No CPU frequency control"),
-                set_description: Some(&gettext("This machine's kernel offers no cpufreq policies: there are no governors or EPP to choose.")),
+                set_description: Some(&gettext("This machine's kernel offers no control of CPU frequencies, so there is nothing to choose here")),
                 set_visible: false,
             },
             #[local_ref]
