@@ -144,9 +144,9 @@ fn the_plot_reads_at_a_glance_from_2_to_256_cpus() {
     }
     let (_tree, gui) = simulated_laptop();
     sleep(Duration::from_secs(4));
-    // The pointer over the plot, about three seconds before now.
+    // The pointer over the plot (below Power Mode), about three seconds before now.
     let status = gui
-        .on_window(&["mousemove", "--window", "%1", "800", "270"])
+        .on_window(&["mousemove", "--window", "%1", "800", "520"])
         .status()
         .unwrap();
     assert!(status.success(), "xdotool mousemove");
@@ -349,7 +349,7 @@ fn the_epp_mismatch_raises_the_banner() {
 
     // The live plot marks each change where it happened; the readout on a mark says what
     // and who. The keyboard steps it back a second at a time from now, onto the latest.
-    gui.on_window(&["mousemove", "--window", "%1", "800", "270"])
+    gui.on_window(&["mousemove", "--window", "%1", "800", "520"])
         .status()
         .unwrap();
     gui.on_window(&["click", "1"]).status().unwrap();

@@ -1,16 +1,15 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-//! The overview page: the live frequency plot, the power profile as a switcher bound to the
-//! profile daemon, and the processor's driver, boost and Energy Aware Scheduling.
-//! What it shows in words is worked out in `view`; the profile's choice is a row of toggle
-//! buttons (`toggle_buttons`), or an AdwToggleGroup in the gnome_48 build (`toggle_group`);
-//! its notes are a factory (`profile`); its unit tests are in `tests`.
+//! The overview page: Power Mode first, the profile daemon's profiles as a choice shaped
+//! like GNOME Settings' (`power_mode`); then the live frequency plot; then the processor's
+//! driver mode, boost and Energy Aware Scheduling, each in words with a line on what it
+//! does and the kernel's own word on hover. What it shows in words is worked out in `view`;
+//! its unit tests are in `tests`.
 
 use std::sync::Arc;
 
 use pacer_core::i18n::gettext;
 use pacer_core::status::Status;
 use pacer_core::values::{DriverMode, EasSysctl};
-use relm4::factory::FactoryVecDeque;
 use relm4::prelude::*;
 use relm4::{adw, gtk};
 
@@ -20,15 +19,12 @@ use crate::data::change::Change;
 use crate::widgets::a11y::labelled;
 use crate::widgets::plot::{FrequencyPlot, Shown, TypeSummary};
 
-mod profile;
-#[cfg_attr(feature = "gnome_48", path = "overview/toggle_group.rs")]
-#[cfg_attr(not(feature = "gnome_48"), path = "overview/toggle_buttons.rs")]
-mod profile_choice;
+mod power_mode;
 mod view;
 
-use self::profile::NoteRow;
-use self::profile_choice::ProfileChoice;
-use self::view::{driver_view, eas_view, plot_description, summary_lines, ProfileView};
+use self::power_mode::PowerMode;
+use self::view::{eas_view, plot_description, summary_lines, DriverView, ProfileView};
+use crate::words::setting::driver_mode_label;
 
 /// The "Each CPU" toggle in the plot's header: each CPU's own line instead of the bands.
 fn each_cpu_toggle(group: &adw::PreferencesGroup, plot: &FrequencyPlot) {
@@ -63,10 +59,9 @@ fn each_cpu_toggle(group: &adw::PreferencesGroup, plot: &FrequencyPlot) {
 pub struct OverviewPage {
     /// The profiles, who serves them and the notes, as last shown.
     profile: Option<ProfileView>,
-    profile_choice: ProfileChoice,
-    notes: FactoryVecDeque<NoteRow>,
+    power_mode: PowerMode,
     /// The driver and its mode, in words.
-    driver: String,
+    driver: DriverView,
     /// The modes the driver offers, in the order of the choice's list.
     modes: Vec<DriverMode>,
     /// The offered modes changed with the last reading: the choice's list is made anew.
@@ -75,8 +70,8 @@ pub struct OverviewPage {
     mode: Option<u32>,
     /// Turbo boost's switch; `None` where the driver has none.
     boost: Option<bool>,
-    /// Energy Aware Scheduling, in words.
-    eas_text: String,
+    /// Energy Aware Scheduling in words, and the kernel's reasons on hover.
+    eas_text: (String, Option<String>),
     /// The administrator's EAS switch; `None` where EAS cannot run.
     eas: Option<bool>,
     /// The plot's summary per core type, a line each.
@@ -114,6 +109,17 @@ impl SimpleComponent for OverviewPage {
             set_spacing: 24,
             set_margin_all: 12,
 
+            adw::PreferencesGroup {
+                set_title: &gettext("Power Mode"),
+                #[watch]
+                set_description: model.profile.as_ref().map(|p| p.source.as_str()),
+                // Why no daemon answers, technically: on hover, under the one line.
+                #[watch]
+                set_tooltip_text: model.profile.as_ref().and_then(|p| p.detail.as_deref()),
+                #[local_ref]
+                power_mode -> gtk::Box {},
+            },
+
             #[name = "frequency_group"]
             adw::PreferencesGroup {
                 set_title: &gettext("Frequency"),
@@ -144,57 +150,19 @@ impl SimpleComponent for OverviewPage {
             },
 
             adw::PreferencesGroup {
-                set_title: &gettext("Power Profile"),
-
-                adw::ActionRow {
-                    set_title: &gettext("Profile"),
-                    #[watch]
-                    set_subtitle: model.profile.as_ref().map_or("", |p| p.source.as_str()),
-                },
-                // Why no daemon answers, technically: behind "Details", under the row's words.
-                #[local_ref]
-                profile_detail -> gtk::Expander {
-                    set_margin_all: 12,
-                    set_label: Some(&gettext("Details")),
-                    #[watch]
-                    set_visible: model.profile.as_ref().is_some_and(|p| p.detail.is_some()),
-                    gtk::Label {
-                        set_wrap: true,
-                        set_selectable: true,
-                        set_xalign: 0.0,
-                        #[watch]
-                        set_label: model.profile.as_ref().and_then(|p| p.detail.as_deref()).unwrap_or_default(),
-                    },
-                },
-                gtk::ListBoxRow {
-                    set_activatable: false,
-                    #[watch]
-                    set_visible: model.profile.as_ref().is_some_and(|p| !p.choices.is_empty()),
-                    #[local_ref]
-                    profile_choice -> gtk::Widget {
-                        set_margin_all: 12,
-                    },
-                },
-                #[local_ref]
-                notes -> gtk::ListBox {
-                    add_css_class: "boxed-list",
-                    set_selection_mode: gtk::SelectionMode::None,
-                    set_margin_top: 12,
-                    #[watch]
-                    set_visible: model.profile.as_ref().is_some_and(|p| !p.notes.is_empty()),
-                },
-            },
-
-            adw::PreferencesGroup {
                 set_title: &gettext("Processor"),
 
                 adw::ActionRow {
-                    set_title: &gettext("Frequency driver"),
+                    set_title: &gettext("Frequency control"),
                     #[watch]
-                    set_subtitle: &model.driver,
+                    set_subtitle: &model.driver.line,
+                    #[watch]
+                    set_tooltip_text: model.driver.driver.as_deref(),
                     #[local_ref]
                     add_suffix = mode_choice -> gtk::DropDown {
                         set_valign: gtk::Align::Center,
+                        #[watch]
+                        set_tooltip_text: model.driver.mode_token.as_deref(),
                         #[watch]
                         set_visible: !model.modes.is_empty(),
                         #[watch]
@@ -212,7 +180,12 @@ impl SimpleComponent for OverviewPage {
                 },
                 adw::ActionRow {
                     set_title: &gettext("Turbo boost"),
-                    set_subtitle: &gettext("Frequencies above the base frequency"),
+                    #[watch]
+                    set_subtitle: &if model.boost.is_some() {
+                        gettext("Lets the cores run above their base frequency for a while")
+                    } else {
+                        gettext("This processor's driver has no turbo switch")
+                    },
                     set_activatable_widget: Some(boost),
                     #[local_ref]
                     add_suffix = boost -> gtk::Switch {
@@ -236,7 +209,9 @@ impl SimpleComponent for OverviewPage {
                 adw::ActionRow {
                     set_title: &gettext("Energy Aware Scheduling"),
                     #[watch]
-                    set_subtitle: &model.eas_text,
+                    set_subtitle: &model.eas_text.0,
+                    #[watch]
+                    set_tooltip_text: model.eas_text.1.as_deref(),
                     set_activatable_widget: Some(eas),
                     // The switch is the administrator's sysctl: it exists only where EAS can
                     // run.
@@ -270,23 +245,18 @@ impl SimpleComponent for OverviewPage {
     ) -> ComponentParts<Self> {
         let model = OverviewPage {
             profile: None,
-            profile_choice: ProfileChoice::new(sender.input_sender(), OverviewMsg::ProfileChosen),
-            notes: FactoryVecDeque::builder()
-                .launch(gtk::ListBox::new())
-                .detach(),
-            driver: String::new(),
+            power_mode: PowerMode::new(sender.input_sender(), OverviewMsg::ProfileChosen),
+            driver: DriverView::default(),
             modes: Vec::new(),
             modes_changed: false,
             mode: None,
             boost: None,
-            eas_text: String::new(),
+            eas_text: (String::new(), None),
             eas: None,
             summary: String::new(),
             editable: false,
         };
-        let profile_detail: &gtk::Expander = &labelled(&gettext("Details"));
-        let profile_choice = model.profile_choice.widget();
-        let notes = model.notes.widget();
+        let power_mode = model.power_mode.widget();
         let mode_choice: &gtk::DropDown = &labelled(&gettext("Driver mode"));
         let boost: &gtk::Switch = &labelled(&gettext("Turbo boost"));
         let eas: &gtk::Switch = &labelled(&gettext("Energy Aware Scheduling"));
@@ -332,12 +302,12 @@ impl OverviewPage {
     fn show(&mut self, status: &Status) {
         self.show_profile(ProfileView::of(status));
         let snapshot = &status.snapshot;
-        let (driver, modes) = driver_view(snapshot);
-        self.driver = driver;
-        if modes != self.modes {
-            self.modes = modes;
+        let driver = DriverView::of(snapshot);
+        if driver.modes != self.modes {
+            self.modes.clone_from(&driver.modes);
             self.modes_changed = true;
         }
+        self.driver = driver;
         self.mode = snapshot
             .driver
             .mode
@@ -356,20 +326,19 @@ impl OverviewPage {
         if self.profile.as_ref() == Some(&view) {
             return;
         }
-        self.profile_choice.show(&view.choices);
-        let mut notes = self.notes.guard();
-        notes.clear();
-        for note in &view.notes {
-            notes.push_back(note.clone());
-        }
-        drop(notes);
+        self.power_mode.show(&view);
         self.profile = Some(view);
     }
 }
 
+/// The driver's modes in words, in the order of the choice's list.
+fn mode_names(modes: &[DriverMode]) -> Vec<String> {
+    modes.iter().copied().map(driver_mode_label).collect()
+}
+
 /// The driver's modes as the choice lists them.
 fn mode_list(modes: &[DriverMode]) -> gtk::StringList {
-    let names: Vec<String> = modes.iter().map(ToString::to_string).collect();
+    let names = mode_names(modes);
     let names: Vec<&str> = names.iter().map(String::as_str).collect();
     gtk::StringList::new(&names)
 }

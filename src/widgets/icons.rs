@@ -19,6 +19,8 @@ pub const NO_CPUFREQ: &str = "computer-symbolic";
 pub const WARNING: &str = "dialog-warning-symbolic";
 pub const INFORMATION: &str = "dialog-information-symbolic";
 pub const HISTORY: &str = "document-open-recent-symbolic";
+/// The chosen option of a list, as libadwaita's own combo rows mark it.
+pub const CHOSEN: &str = "object-select-symbolic";
 /// The sources of a recorded change: a process, the kernel, the profile daemon, Pacer, none
 /// seen; and the recording's own start, stop and gaps.
 pub const PROCESS: &str = "application-x-executable-symbolic";
@@ -32,7 +34,7 @@ pub const RECORDING: &str = "media-record-symbolic";
 mod tests {
     use std::path::Path;
 
-    const ALL: [&str; 15] = [
+    const ALL: [&str; 16] = [
         super::OVERVIEW,
         super::CPUS,
         super::MEASURE,
@@ -42,6 +44,7 @@ mod tests {
         super::WARNING,
         super::INFORMATION,
         super::HISTORY,
+        super::CHOSEN,
         super::PROCESS,
         super::KERNEL,
         super::DAEMON,

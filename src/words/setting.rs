@@ -5,6 +5,7 @@
 //! `pacerctl` and JSON, which print the kernel's words unchanged.
 
 use pacer_core::i18n::{fill, gettext};
+use pacer_core::machine::{Eas, EasReason};
 use pacer_core::values::{DriverMode, Epp, Governor};
 
 /// An energy-performance preference in words; a raw number, as the kernel prints one it has
@@ -81,6 +82,40 @@ pub fn driver_mode_explanation(mode: DriverMode) -> String {
     }
 }
 
+/// Whether Energy Aware Scheduling runs, and if not the first reason why, in one line; the
+/// kernel's account of every reason (`Eas::reasons_text`) is for a tooltip.
+pub fn eas_line(eas: &Eas) -> String {
+    let why = eas.reasons.first().map(eas_reason);
+    match (eas.active, why) {
+        (Some(true), _) => gettext("On: tasks go to the cores that spend the least energy on them"),
+        (Some(false), Some(why)) => fill(gettext("Off: {why}"), &[("why", &why)]),
+        (Some(false), None) => gettext("Off"),
+        (None, Some(why)) => fill(gettext("Unknown: {why}"), &[("why", &why)]),
+        (None, None) => gettext("Unknown"),
+    }
+}
+
+/// Why Energy Aware Scheduling does not run (or cannot be told), in a few plain words.
+fn eas_reason(reason: &EasReason) -> String {
+    match reason {
+        EasReason::NoKernelSupport => gettext("this kernel was built without it"),
+        EasReason::DisabledBySysctl => gettext("it is switched off"),
+        EasReason::SmtActive => gettext("it does not run with hyper-threading on"),
+        EasReason::SymmetricCapacity => {
+            gettext("all cores are alike, so there is nothing to choose")
+        }
+        EasReason::GovernorNotSchedutil { .. } => {
+            gettext("it needs the Scheduler-guided governor on every core")
+        }
+        EasReason::NoCpufreq => gettext("there is no CPU frequency scaling"),
+        EasReason::NoEnergyModel { .. } => {
+            gettext("the firmware gives no energy costs for some cores")
+        }
+        EasReason::KernelSaysImpossible => gettext("the kernel says it cannot run here"),
+        EasReason::EnergyModelUnknown => gettext("only an administrator can read the energy model"),
+    }
+}
+
 /// A tooltip that gives the kernel's own word for a value shown in words: "Kernel value:
 /// balance_performance".
 pub fn with_token(token: &str) -> String {
@@ -124,5 +159,28 @@ mod tests {
         );
         assert_eq!(epp_label(Epp::Raw(96)), "Level 96");
         assert_eq!(with_token("powersave"), "Kernel value: powersave");
+    }
+
+    #[test]
+    fn eas_says_whether_it_runs_and_the_first_reason_without_a_path() {
+        let mut eas = Eas {
+            active: Some(false),
+            sysctl: None,
+            reasons: vec![
+                EasReason::DisabledBySysctl,
+                EasReason::GovernorNotSchedutil { policies: vec![0] },
+            ],
+        };
+        assert_eq!(eas_line(&eas), "Off: it is switched off");
+        assert!(eas.reasons_text().contains("/proc/sys"), "the tooltip's");
+        eas.reasons.clear();
+        eas.active = Some(true);
+        assert!(eas_line(&eas).starts_with("On: "));
+        eas.active = None;
+        eas.reasons.push(EasReason::EnergyModelUnknown);
+        assert_eq!(
+            eas_line(&eas),
+            "Unknown: only an administrator can read the energy model"
+        );
     }
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 //! One group of the CPUs page, as a factory item: the governor and EPP selectors for a core
-//! type (or for every core), each of its policies under "Each policy", and the kernel's
+//! type (or for every core), their values in words with a line on what the current one does
+//! (the kernel's word on hover), each of its policies under "Each policy", and the kernel's
 //! refusal of the last change, shown where the controls are.
 //!
 //! Each policy's rows are made when "Each policy" is first opened: a laptop's dozens of combo
@@ -17,8 +18,9 @@ use relm4::{adw, gtk};
 
 use adw::prelude::*;
 
-use super::view::{Choice, Selectors};
+use super::view::{Choice, RowWords, Selectors};
 use crate::data::change::Change;
+use crate::widgets::icons;
 
 /// What a group starts with: its selectors, and each policy's when it has several.
 #[derive(Debug, Clone)]
@@ -36,8 +38,13 @@ pub enum GroupMsg {
         each: Vec<Selectors>,
         editable: bool,
     },
-    /// A change to these policies was refused: said here when they are this group's.
-    Refused { policies: Vec<u32>, message: String },
+    /// A change to these policies was refused: said here when they are this group's, in a
+    /// line, with the technical detail on hover.
+    Refused {
+        policies: Vec<u32>,
+        message: String,
+        detail: Option<String>,
+    },
     /// A new choice was made somewhere: an earlier refusal no longer applies.
     ClearRefusal,
     /// "Each policy" was opened.
@@ -146,11 +153,16 @@ impl FactoryComponent for CoreGroup {
                 self.show();
             }
             GroupMsg::EachOpened => self.make_each_policys_rows(&sender),
-            GroupMsg::Refused { policies, message } => {
+            GroupMsg::Refused {
+                policies,
+                message,
+                detail,
+            } => {
                 let here = policies.iter().any(|p| self.init.all.policies.contains(p));
                 self.refusal.set_visible(here);
                 if here {
                     self.refusal.set_text(&message);
+                    self.refusal.set_tooltip_text(detail.as_deref());
                 }
             }
             GroupMsg::ClearRefusal => self.refusal.set_visible(false),
@@ -187,6 +199,7 @@ impl CoreGroup {
                 .title(title.as_str())
                 .model(&gtk::StringList::new(&names))
                 .build();
+            whole_labels(&row);
             let guard = Rc::clone(&self.updating);
             row.connect_selected_notify(move |row| {
                 if !guard.get() {
@@ -222,15 +235,12 @@ impl CoreGroup {
                 }
             })
         }
-        fn names<T: ToString>(options: &[T]) -> Vec<String> {
-            options.iter().map(ToString::to_string).collect()
-        }
         let governor = selectors.governor.as_ref().map(|choice| {
             let make: fn(Vec<u32>, Governor) -> Change =
                 |policies, governor| Change::Governor { policies, governor };
             let row = combo(
                 title(gettext("Governor")),
-                names(&choice.options),
+                choice.labels(),
                 chooser(&choice.options, &selectors.policies, sender, make),
             );
             (row, choice.options.clone())
@@ -239,7 +249,7 @@ impl CoreGroup {
             let make: fn(Vec<u32>, Epp) -> Change = |policies, epp| Change::Epp { policies, epp };
             let row = combo(
                 title(gettext("Energy-performance preference")),
-                names(&choice.options),
+                choice.labels(),
                 chooser(&choice.options, &selectors.policies, sender, make),
             );
             (row, choice.options.clone())
@@ -255,36 +265,80 @@ impl CoreGroup {
         let editable = *editable;
         self.updating.set(true);
         for (rows, selectors) in self.rows.iter().zip(std::iter::once(all).chain(each)) {
-            fn select<T: PartialEq>(row: &adw::ComboRow, options: &[T], choice: &Choice<T>) {
-                match choice
+            fn select<T: PartialEq>(
+                row: &adw::ComboRow,
+                options: &[T],
+                choice: &Choice<T>,
+                words: Option<RowWords>,
+            ) {
+                let index = choice
                     .current
                     .as_ref()
-                    .and_then(|c| options.iter().position(|o| o == c))
-                {
-                    Some(index) => {
-                        row.set_selected(index as u32);
-                        row.set_subtitle("");
-                    }
-                    None => {
-                        row.set_selected(gtk::INVALID_LIST_POSITION);
-                        row.set_subtitle(&gettext("Differs between policies"));
-                    }
-                }
+                    .and_then(|c| options.iter().position(|o| o == c));
+                row.set_selected(index.map_or(gtk::INVALID_LIST_POSITION, |i| i as u32));
+                let words = words.unwrap_or_else(|| RowWords {
+                    line: String::new(),
+                    tooltip: None,
+                });
+                row.set_subtitle(&words.line);
+                row.set_tooltip_text(words.tooltip.as_deref());
             }
             if let (Some((row, options)), Some(choice)) = (&rows.governor, &selectors.governor) {
-                select(row, options, choice);
+                select(row, options, choice, selectors.governor_words());
                 row.set_sensitive(editable);
             }
             if let (Some((row, options)), Some(choice)) = (&rows.epp, &selectors.epp) {
-                select(row, options, choice);
+                select(row, options, choice, selectors.epp_words());
                 row.set_sensitive(editable && selectors.epp_locked.is_none());
-                if let Some(why) = &selectors.epp_locked {
-                    row.set_subtitle(why);
-                }
             }
         }
         self.updating.set(false);
     }
+}
+
+/// Gives `row` labels that take the room their words need: a combo row's own stop at 20
+/// characters ("Scheduler-guided gov…"), and translations are often longer. In its list,
+/// the chosen option is checked, as libadwaita's own list does.
+fn whole_labels(row: &adw::ComboRow) {
+    row.set_factory(Some(&label_factory(false)));
+    row.set_list_factory(Some(&label_factory(true)));
+}
+
+/// Each option as a label, and with `checked` a check mark after the selected one.
+fn label_factory(checked: bool) -> gtk::SignalListItemFactory {
+    let factory = gtk::SignalListItemFactory::new();
+    factory.connect_setup(move |_, item| {
+        let Some(item) = item.downcast_ref::<gtk::ListItem>() else {
+            return;
+        };
+        let option = gtk::Box::new(gtk::Orientation::Horizontal, 0);
+        let label = gtk::Label::builder()
+            .xalign(0.0)
+            .ellipsize(gtk::pango::EllipsizeMode::End)
+            .build();
+        option.append(&label);
+        if checked {
+            let check = gtk::Image::from_icon_name(icons::CHOSEN);
+            item.property_expression("selected")
+                .bind(&check, "visible", gtk::Widget::NONE);
+            option.append(&check);
+        }
+        item.set_child(Some(&option));
+    });
+    factory.connect_bind(|_, item| {
+        let Some(item) = item.downcast_ref::<gtk::ListItem>() else {
+            return;
+        };
+        let label = item
+            .child()
+            .and_then(|option| option.first_child())
+            .and_downcast::<gtk::Label>();
+        let text = item.item().and_downcast::<gtk::StringObject>();
+        if let (Some(label), Some(text)) = (label, text) {
+            label.set_label(&text.string());
+        }
+    });
+    factory
 }
 
 #[cfg(test)]

@@ -22,7 +22,7 @@ mod group;
 mod view;
 
 use group::{CoreGroup, GroupInit, GroupMsg};
-use view::{CpusView, Shape};
+use view::{epp_held_by_governor, CpusView, Shape};
 
 #[derive(Debug)]
 pub struct CpusPage {
@@ -68,7 +68,7 @@ impl SimpleComponent for CpusPage {
                 add_css_class: "compact",
                 set_icon_name: Some(icons::NO_CPUFREQ),
                 set_title: &gettext("No CPU frequency control"),
-                set_description: Some(&gettext("This machine's kernel offers no cpufreq policies: there are no governors or EPP to choose.")),
+                set_description: Some(&gettext("This machine's kernel offers no control of CPU frequencies, so there is nothing to choose here")),
                 set_visible: false,
             },
             #[local_ref]
@@ -123,9 +123,8 @@ impl SimpleComponent for CpusPage {
                 self.show();
             }
             CpusMsg::Refused(change, error) => {
-                if let Some((policies, message)) = refusal(&change, &error) {
-                    self.groups
-                        .broadcast(GroupMsg::Refused { policies, message });
+                if let Some(refused) = refusal(&change, &error) {
+                    self.groups.broadcast(refused);
                 }
             }
             CpusMsg::Chose(change) => {
@@ -194,16 +193,87 @@ fn groups_shown(view: &CpusView) -> Vec<GroupInit> {
     every.chain(types).collect()
 }
 
-/// The policies a refused `change` was for, and what to say beside their selectors; `None`
-/// for a change the page has no selector of.
-fn refusal(change: &Change, error: &ChangeError) -> Option<(Vec<u32>, String)> {
+/// What to say beside the selectors of the policies a refused `change` was for: one line,
+/// the helper's own words and detail on hover when the line is the page's; `None` for a
+/// change the page has no selector of.
+fn refusal(change: &Change, error: &ChangeError) -> Option<GroupMsg> {
     let (Change::Governor { policies, .. } | Change::Epp { policies, .. }) = change else {
         return None;
     };
-    let mut message = error.said.text.clone();
-    if error.kernel_busy && matches!(change, Change::Epp { .. }) {
-        message.push('\n');
-        message.push_str(&gettext("The performance governor holds EPP at performance: choose the powersave governor for these cores first."));
+    let said = &error.said;
+    let (message, detail) = if error.kernel_busy && matches!(change, Change::Epp { .. }) {
+        (epp_held_by_governor(), Some(said.text.clone()))
+    } else {
+        (said.text.clone(), said.detail.clone())
+    };
+    Some(GroupMsg::Refused {
+        policies: policies.clone(),
+        message,
+        detail,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::panic)]
+
+    use pacer_core::values::{Epp, Governor};
+
+    use super::*;
+    use crate::words::said::Said;
+
+    fn refused(change: &Change, kernel_busy: bool) -> (String, Option<String>) {
+        let error = ChangeError {
+            said: Said {
+                text: "the kernel refused the write: busy".into(),
+                detail: Some("Device or resource busy (os error 16)".into()),
+            },
+            kernel_busy,
+        };
+        match refusal(change, &error) {
+            Some(GroupMsg::Refused {
+                policies,
+                message,
+                detail,
+            }) => {
+                assert_eq!(policies, [0, 1]);
+                (message, detail)
+            }
+            other => panic!("{other:?}"),
+        }
     }
-    Some((policies.clone(), message))
+
+    #[test]
+    fn a_busy_kernel_s_epp_refusal_is_one_plain_line_its_words_on_hover() {
+        let epp = Change::Epp {
+            policies: vec![0, 1],
+            epp: Epp::Power,
+        };
+        let (message, detail) = refused(&epp, true);
+        assert_eq!(message, epp_held_by_governor());
+        assert!(!message.contains("EBUSY") && !message.contains('\n'));
+        assert_eq!(
+            detail.as_deref(),
+            Some("the kernel refused the write: busy")
+        );
+        // Any other refusal: the helper's line, its detail on hover.
+        let governor = Change::Governor {
+            policies: vec![0, 1],
+            governor: Governor::performance(),
+        };
+        let (message, detail) = refused(&governor, false);
+        assert_eq!(message, "the kernel refused the write: busy");
+        assert_eq!(
+            detail.as_deref(),
+            Some("Device or resource busy (os error 16)")
+        );
+        assert!(refusal(
+            &Change::Eas(true),
+            &ChangeError {
+                said: Said::plain(String::new()),
+                kernel_busy: false,
+            }
+        )
+        .is_none());
+    }
 }

@@ -1,11 +1,16 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 //! What the CPUs page shows, as data: the selectors of every core, of each core type and of
-//! each policy, offering only what the kernel offers for all the policies they cover.
+//! each policy, offering only what the kernel offers for all the policies they cover; each
+//! value in words, with a line on what the current one does and the kernel's word on hover.
 
 use pacer_core::i18n::{fill, gettext};
 use pacer_core::machine::{cores_heading, Policy, Snapshot};
 use pacer_core::values::{CoreType, Epp, Governor};
 use pacer_core::CpuSet;
+
+use crate::words::setting::{
+    epp_explanation, epp_label, governor_explanation, governor_label, with_token,
+};
 
 /// A selector's options (kernel values: governors, EPP) and what the policies it covers
 /// have now.
@@ -40,6 +45,23 @@ impl<T: Clone + PartialEq> Choice<T> {
     }
 }
 
+impl<T> Choice<T> {
+    /// The line under a selector: what its current value does (`explain`), the kernel's word
+    /// (`token`) on hover; or that its policies differ.
+    fn said(&self, explain: impl Fn(&T) -> String, token: impl Fn(&T) -> String) -> RowWords {
+        match &self.current {
+            Some(value) => RowWords {
+                line: explain(value),
+                tooltip: Some(with_token(&token(value))),
+            },
+            None => RowWords {
+                line: gettext("Differs between policies"),
+                tooltip: None,
+            },
+        }
+    }
+}
+
 impl Choice<Governor> {
     fn governor(policies: &[&Policy]) -> Option<Choice<Governor>> {
         Choice::of(
@@ -48,12 +70,29 @@ impl Choice<Governor> {
             |p| p.governor.clone(),
         )
     }
+
+    /// The options in words, in their order.
+    pub fn labels(&self) -> Vec<String> {
+        self.options.iter().map(governor_label).collect()
+    }
 }
 
 impl Choice<Epp> {
     fn epp(policies: &[&Policy]) -> Option<Choice<Epp>> {
         Choice::of(policies, |p| p.available_epp.as_ref(), |p| p.epp)
     }
+
+    /// The options in words, in their order.
+    pub fn labels(&self) -> Vec<String> {
+        self.options.iter().copied().map(epp_label).collect()
+    }
+}
+
+/// What a selector's row says under its title, and on hover.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RowWords {
+    pub line: String,
+    pub tooltip: Option<String>,
 }
 
 /// One set of selectors: a core type, every core, or one policy.
@@ -65,21 +104,51 @@ pub struct Selectors {
     pub epp: Option<Choice<Epp>>,
     /// Why EPP cannot be chosen now, when the kernel would refuse it.
     pub epp_locked: Option<String>,
+    /// Whether the driver picks speeds itself (intel_pstate, amd-pstate-epp), guided by the
+    /// EPP: what the performance and powersave governors mean depends on it.
+    pub hardware_managed: bool,
 }
 
 impl Selectors {
-    fn of(title: String, policies: &[&Policy], pinned: &[u32]) -> Selectors {
+    fn of(
+        title: String,
+        policies: &[&Policy],
+        pinned: &[u32],
+        hardware_managed: bool,
+    ) -> Selectors {
         let ids: Vec<u32> = policies.iter().map(|p| p.id).collect();
         let locked = ids.iter().any(|id| pinned.contains(id));
         Selectors {
             title,
             governor: Choice::governor(policies),
             epp: Choice::epp(policies),
-            epp_locked: locked.then(|| {
-                gettext("The performance governor holds EPP at performance: the kernel refuses other values (EBUSY) until the governor is powersave.")
-            }),
+            epp_locked: locked.then(epp_held_by_governor),
+            hardware_managed,
             policies: ids,
         }
+    }
+
+    /// The governor's row: what the current governor does, its kernel name on hover.
+    pub fn governor_words(&self) -> Option<RowWords> {
+        let hardware_managed = self.hardware_managed;
+        let choice = self.governor.as_ref()?;
+        Some(choice.said(
+            |governor| governor_explanation(governor, hardware_managed),
+            |governor| governor.as_str().to_owned(),
+        ))
+    }
+
+    /// The EPP's row: why it cannot be chosen now, or what the current preference does; its
+    /// kernel name on hover.
+    pub fn epp_words(&self) -> Option<RowWords> {
+        let mut words = self
+            .epp
+            .as_ref()?
+            .said(|epp| epp_explanation(*epp), ToString::to_string);
+        if let Some(locked) = &self.epp_locked {
+            words.line.clone_from(locked);
+        }
+        Some(words)
     }
 
     /// What decides the widgets' layout (not their current values).
@@ -91,6 +160,12 @@ impl Selectors {
             epps: self.epp.as_ref().map(|c| c.options.clone()),
         }
     }
+}
+
+/// Why EPP cannot be chosen while the performance governor runs, in one line: the kernel
+/// holds it at performance and refuses any other (EBUSY).
+pub fn epp_held_by_governor() -> String {
+    gettext("Set by the Performance governor; choose the Power saving governor first to change it")
 }
 
 /// The layout of one set of selectors: when it changes, the widgets are built anew.
@@ -122,6 +197,7 @@ pub struct CpusView {
 impl CpusView {
     pub fn of(snapshot: &Snapshot) -> CpusView {
         let pinned = snapshot.epp_pinned();
+        let hardware_managed = snapshot.driver.is_setpolicy();
         let active: Vec<&Policy> = snapshot.policies.iter().filter(|p| p.is_active()).collect();
         let mut types: Vec<Option<CoreType>> = active.iter().map(|p| p.core_type).collect();
         types.sort();
@@ -143,19 +219,24 @@ impl CpusView {
                             gettext("Policy {policy} (CPU {cpus})"),
                             &[("policy", &p.id), ("cpus", &p.online_cpus)],
                         );
-                        Selectors::of(title, &[p], &pinned)
+                        Selectors::of(title, &[p], &pinned, hardware_managed)
                     })
                     .collect();
                 TypeGroup {
                     core_type,
                     cpus: members.iter().flat_map(|p| p.online_cpus.iter()).collect(),
-                    all: Selectors::of(cores_heading(core_type), &members, &pinned),
+                    all: Selectors::of(
+                        cores_heading(core_type),
+                        &members,
+                        &pinned,
+                        hardware_managed,
+                    ),
                     each,
                 }
             })
             .collect();
-        let every_core =
-            (groups.len() > 1).then(|| Selectors::of(gettext("Every core"), &active, &pinned));
+        let every_core = (groups.len() > 1)
+            .then(|| Selectors::of(gettext("Every core"), &active, &pinned, hardware_managed));
         CpusView { every_core, groups }
     }
 
@@ -211,6 +292,57 @@ mod tests {
         assert!(p_cores.each[0].epp_locked.is_some());
         assert!(p_cores.each[1].epp_locked.is_none());
         assert!(view.groups[1].all.epp_locked.is_none());
+    }
+
+    #[test]
+    fn each_selector_speaks_words_and_keeps_the_kernel_s_for_hover() {
+        let view = CpusView::of(&snapshot_of("intel-hybrid", &[]));
+        let p_cores = &view.groups[0].all;
+        assert_eq!(
+            p_cores.governor.as_ref().unwrap().labels(),
+            ["Performance governor", "Power saving governor"]
+        );
+        let governor = p_cores.governor_words().unwrap();
+        assert_eq!(
+            governor.line,
+            "The hardware picks the speed, guided by the EPP"
+        );
+        assert_eq!(governor.tooltip.as_deref(), Some("Kernel value: powersave"));
+        let epp = p_cores.epp_words().unwrap();
+        assert_eq!(epp.line, "The hardware leans towards speed");
+        assert_eq!(
+            epp.tooltip.as_deref(),
+            Some("Kernel value: balance_performance")
+        );
+        let labels = p_cores.epp.as_ref().unwrap().labels();
+        assert!(
+            labels.contains(&"Balanced performance".to_owned()),
+            "{labels:?}"
+        );
+        assert!(labels.iter().all(|l| !l.contains('_')), "{labels:?}");
+    }
+
+    #[test]
+    fn a_held_epp_says_so_in_plain_words_and_mixed_values_say_they_differ() {
+        let path = "sys/devices/system/cpu/cpufreq/policy0/scaling_governor";
+        let view = CpusView::of(&snapshot_of("intel-hybrid", &[(path, "performance")]));
+        let policy0 = &view.groups[0].each[0];
+        let epp = policy0.epp_words().unwrap();
+        assert_eq!(
+            epp.line,
+            "Set by the Performance governor; choose the Power saving governor first to change it"
+        );
+        assert_eq!(
+            policy0.governor_words().unwrap().line,
+            "The hardware runs fast, whatever the EPP says"
+        );
+        let p_cores = view.groups[0].all.governor_words().unwrap();
+        assert_eq!(p_cores.line, "Differs between policies");
+        assert_eq!(p_cores.tooltip, None);
+        // A driver that takes a governor's word: the same governor does something else.
+        let arm = CpusView::of(&snapshot_of("arm-rk3588", &[]));
+        let words = arm.groups[0].all.governor_words().unwrap();
+        assert!(!words.line.contains("EPP"), "{}", words.line);
     }
 
     #[test]
