@@ -71,9 +71,10 @@ POLKIT_PATH=/org/freedesktop/PolicyKit1/Authority
 PACER_ACTIONS="'io.github.pacerapp.Pacer.set-cpu-power','io.github.pacerapp.Pacer.set-scheduler','io.github.pacerapp.Pacer.set-driver-mode','io.github.pacerapp.Pacer.run-measurement'"
 
 
-# A symbol of libadwaita 1.7, which the gnome_48 build takes from it and the GNOME 43 build
-# does not: the type of AdwToggleGroup, the profile's choice there (made from its type, so the
-# program calls no adw_toggle_group_new).
+# A symbol of libadwaita 1.5, which the gnome_48 build takes from it and the GNOME 43 build
+# (libadwaita 1.2) does not: AdwAlertDialog, the notices' details there.
+ADW_15_SYMBOL=adw_alert_dialog_new
+# A symbol only libadwaita 1.7 exports (GNOME 48's AdwToggleGroup): the runtime's is that new.
 ADW_17_SYMBOL=adw_toggle_group_get_type
 
 PIDS=()
@@ -278,10 +279,10 @@ else
   bad "$APP is not on the test runtime: $(grep Runtime: <<< "$info")"
 fi
 # The program flatpak installed is the gnome_48 build.
-if pacer_elf_imports "$ADW_17_SYMBOL" "$FLATPAK_USER_DIR/app/$APP/current/active/files/bin/pacer"; then
-  ok "the installed /app/bin/pacer is the gnome_48 build: it imports libadwaita 1.7's $ADW_17_SYMBOL"
+if pacer_elf_imports "$ADW_15_SYMBOL" "$FLATPAK_USER_DIR/app/$APP/current/active/files/bin/pacer"; then
+  ok "the installed /app/bin/pacer is the gnome_48 build: it imports libadwaita 1.5's $ADW_15_SYMBOL"
 else
-  bad "the installed /app/bin/pacer does not import libadwaita 1.7's $ADW_17_SYMBOL: not the gnome_48 build"
+  bad "the installed /app/bin/pacer does not import libadwaita 1.5's $ADW_15_SYMBOL: not the gnome_48 build"
 fi
 # The permissions flatpak holds are the manifest's, no more and no fewer.
 permissions=$(flatpak info --user --show-permissions "$APP")
@@ -402,7 +403,7 @@ log "display $DISPLAY, buses and host services up"
 # ---------------------------------------------------------------- the sandbox's own /usr, /sys and /proc
 in_sandbox() { timeout 60 flatpak run --user --command="$1" "$APP" "${@:2}"; }
 # The sandbox's /usr is Debian 13's, with GTK 4.18 and libadwaita 1.7 (the versions the runtime
-# was made of), and that libadwaita has 1.7's API, which the app imports.
+# was made of), and that libadwaita has 1.7's API.
 runtime_files=$(flatpak info --user --show-location "$TEST_RUNTIME//$TEST_BRANCH")/files
 os_release=$(in_sandbox cat /usr/lib/os-release 2>&1)
 versions=$(in_sandbox cat "/usr/$RUNTIME_PACKAGE_LIST" 2>&1 |

@@ -144,10 +144,11 @@ for package in "${PACKAGES[@]}"; do
   [ -f "$(deb_of "$package" "$DEB_13")" ] || abort "no $(deb_of "$package" "$DEB_13")"
 done
 deb_13_depends=$(dpkg-deb -f "$(deb_of pacer "$DEB_13")" Depends)
-if grep -Eq 'libadwaita-1-0 \(>= 1\.([7-9]|[1-9][0-9])' <<< "$deb_13_depends"; then
-  ok "Debian 13's pacer depends on libadwaita 1.7 or newer: $(grep -Eo 'lib(gtk-4-1|adwaita-1-0) \([^)]*\)' <<< "$deb_13_depends" | paste -sd' ')"
+# The GNOME 48 build's widgets come from libadwaita 1.5 (AdwAlertDialog) and 1.4 (breakpoints).
+if grep -Eq 'libadwaita-1-0 \(>= 1\.([5-9]|[1-9][0-9])' <<< "$deb_13_depends"; then
+  ok "Debian 13's pacer depends on libadwaita 1.5 or newer: $(grep -Eo 'lib(gtk-4-1|adwaita-1-0) \([^)]*\)' <<< "$deb_13_depends" | paste -sd' ')"
 else
-  bad "Debian 13's pacer does not ask for libadwaita 1.7: $deb_13_depends"
+  bad "Debian 13's pacer does not ask for libadwaita 1.5: $deb_13_depends"
 fi
 # The same files as Debian 12's, but for the systemd units, below /usr (debian/rules says why).
 for package in "${PACKAGES[@]}"; do
@@ -162,7 +163,7 @@ done
 # The window with GNOME 48's widgets: meson picked them over GTK 4.18 by itself.
 window_13=$(mktemp)
 dpkg-deb --fsys-tarfile "$(deb_of pacer "$DEB_13")" | tar -xOf - ./usr/bin/pacer > "$window_13"
-widgets_48=(adw_banner_get_type adw_alert_dialog_new adw_toggle_group_get_type gtk_file_dialog_save)
+widgets_48=(adw_banner_get_type adw_alert_dialog_new adw_breakpoint_new gtk_file_dialog_save)
 not_imported=$(for symbol in "${widgets_48[@]}"; do
   pacer_elf_imports "$symbol" "$window_13" || echo "$symbol"
 done)
