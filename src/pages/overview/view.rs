@@ -169,9 +169,7 @@ pub fn summary_lines(summary: &[TypeSummary]) -> Vec<String> {
 /// What the plot's description says it shows.
 pub fn plot_description(shown: Shown) -> String {
     match shown {
-        Shown::Bands => gettext(
-            "Each core type over the last minute: its median CPU as a line, its lowest to its highest CPU as a band",
-        ),
+        Shown::Bands => gettext("Each core type's median as a line, its range as a band"),
         Shown::EachCpu => gettext("Each CPU over the last minute, coloured by core type"),
     }
 }

@@ -11,7 +11,7 @@ use gtk::prelude::*;
 
 use super::notices::{Notice, NoticeAction};
 use super::{details, NoticeRow};
-use crate::widgets::a11y::labelled;
+use crate::widgets::a11y::{labelled, mnemonic_button};
 use crate::widgets::icons;
 use crate::words::banner::details_label;
 
@@ -83,12 +83,17 @@ impl FactoryComponent for NoticeRow {
         let widgets = view_output!();
         buttons.append(&self.details_button(&sender));
         if let Some((label, action)) = &self.notice.action {
-            let button: gtk::Button = labelled(&fill(
-                gettext("{action}: {title}"),
-                &[("action", label), ("title", &self.notice.title)],
-            ));
-            button.set_label(label);
-            button.set_use_underline(true);
+            let button = mnemonic_button(
+                label,
+                &fill(
+                    gettext("{action}: {title}"),
+                    // Spoken without the mnemonic's underscore.
+                    &[
+                        ("action", &label.replace('_', "")),
+                        ("title", &self.notice.title),
+                    ],
+                ),
+            );
             button.add_css_class("suggested-action");
             let (action, output) = (action.clone(), sender.output_sender().clone());
             button.connect_clicked(move |_| output.emit(action.clone()));
@@ -101,12 +106,13 @@ impl FactoryComponent for NoticeRow {
 impl NoticeRow {
     /// "Details", which opens them.
     fn details_button(&self, sender: &FactorySender<Self>) -> gtk::Button {
-        let button: gtk::Button = labelled(&fill(
-            gettext("Details: {title}"),
-            &[("title", &self.notice.title)],
-        ));
-        button.set_label(&details_label(self.first));
-        button.set_use_underline(true);
+        let button = mnemonic_button(
+            &details_label(self.first),
+            &fill(
+                gettext("Details: {title}"),
+                &[("title", &self.notice.title)],
+            ),
+        );
         let (notice, output) = (self.notice.clone(), sender.output_sender().clone());
         button.connect_clicked(move |button| details::show(button, &notice, &output));
         button
