@@ -25,6 +25,7 @@ pub(super) fn new_simulated_tag() -> gtk::Button {
         .visible(false)
         .build();
     tag.add_css_class("flat");
+    tag.add_css_class("pacer-tag");
     tag.connect_clicked(|tag| {
         let machine = tag.tooltip_text().unwrap_or_default();
         let close = Answer {
