@@ -169,8 +169,9 @@ mod tests {
             .iter()
             .find(|f| f.kind == FindingKind::TurboDisabled)
             .unwrap();
-        // The fix the finding offers is a command ("echo 1 | sudo tee …").
-        assert!(turbo.fix.description.contains("sudo"), "{:?}", turbo.fix);
+        // The fix the finding offers has a command ("echo 0 | sudo tee …").
+        let command = turbo.fix.command.as_deref().unwrap_or_default();
+        assert!(command.contains("sudo"), "{:?}", turbo.fix);
         let (title, body, _) = message(turbo, Some("balanced"), true);
         assert_eq!(title, "Turbo boost is off");
         assert!(body.starts_with(&turbo.summary), "{body}");
