@@ -40,12 +40,14 @@ fn drawn_in(shot: &Screenshot, button: &Button) -> usize {
         *counts.entry(shot.pixel(x, row)).or_insert(0_usize) += 1;
     }
     let panel = counts.into_iter().max_by_key(|&(_, n)| n).unwrap().0;
-    let span = |at: i64, length: i64| {
-        let start = usize::try_from(at).unwrap();
-        start..start + usize::try_from(length).unwrap()
+    // The part of the button on screen: Plasma may lay the panel's last row just past the
+    // screen's edge.
+    let span = |at: i64, length: i64, limit: usize| {
+        let start = usize::try_from(at).unwrap_or(0).min(limit);
+        start..(start + usize::try_from(length).unwrap_or(0)).min(limit)
     };
-    span(button.y, button.height)
-        .flat_map(|y| span(button.x, button.width).map(move |x| (x, y)))
+    span(button.y, button.height, shot.height)
+        .flat_map(|y| span(button.x, button.width, shot.width).map(move |x| (x, y)))
         .filter(|&(x, y)| distance(shot.pixel(x, y), panel) > UNLIKE)
         .count()
 }

@@ -9,6 +9,7 @@ use relm4::gtk::glib;
 
 use gtk::prelude::*;
 
+use crate::widgets::a11y::labelled;
 use crate::widgets::alert::{self, Answer};
 use crate::words::banner::{
     simulated_explanation, simulated_heading, simulated_tag, simulated_tooltip, Simulated,
@@ -19,11 +20,11 @@ pub(super) fn new_simulated_tag() -> gtk::Button {
     let label = gtk::Label::new(Some(&simulated_tag()));
     label.add_css_class("caption-heading");
     label.add_css_class("accent");
-    let tag = gtk::Button::builder()
-        .child(&label)
-        .valign(gtk::Align::Center)
-        .visible(false)
-        .build();
+    // Named for screen readers: GTK 4.8 gives a button with a child of its own no name.
+    let tag: gtk::Button = labelled(&simulated_heading());
+    tag.set_child(Some(&label));
+    tag.set_valign(gtk::Align::Center);
+    tag.set_visible(false);
     tag.add_css_class("flat");
     tag.add_css_class("pacer-tag");
     tag.connect_clicked(|tag| {
