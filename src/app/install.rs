@@ -8,7 +8,7 @@ use std::path::Path;
 /// The file Flatpak puts at the root of every sandbox (flatpak-metadata(5)).
 pub const FLATPAK_INFO: &str = "/.flatpak-info";
 
-/// Where the system bus and polkit read what a helper needs (`README.md`, "Installing"),
+/// Where the system bus and polkit read what a helper needs (`docs/INSTALL.md`),
 /// and the prefix under it they do not read.
 const SYSTEM_PREFIX: &str = "/usr";
 const LOCAL_PREFIX: &str = "/usr/local";

@@ -10,8 +10,8 @@ use crate::app::install::InstallKind;
 use crate::data::helper::{HelperMissing, OwnHelperError};
 use crate::words::banner::{Details, NoticeWords};
 
-/// The commands that build and install Pacer with its helper under `/usr` (the README's
-/// "Installing").
+/// The commands that build and install Pacer with its helper under `/usr` (docs/INSTALL.md,
+/// "From source").
 const INSTALL_COMMAND: &str = "meson setup build --prefix=/usr && sudo meson install -C build";
 
 /// The banner's notice for a window with no helper.
@@ -60,22 +60,22 @@ pub fn read_only(why: &HelperMissing) -> NoticeWords {
 fn missing_helper(install: &InstallKind) -> Details {
     let (explanation, command) = match install {
         InstallKind::Flatpak => (
-            gettext("A Flatpak cannot bring pacer-helper: install it on the computer itself (see “The Flatpak and the host helper” in the README) to change settings."),
+            gettext("A Flatpak cannot bring pacer-helper: install it on the computer itself (see “The Flatpak and the host helper” in docs/INSTALL.md) to change settings."),
             None,
         ),
         InstallKind::BuildTree => (
-            gettext("This Pacer runs from its build directory: install it with its helper (see “Installing” in the README), then start it again."),
+            gettext("This Pacer runs from its build directory: install it with its helper (see docs/INSTALL.md), then start it again."),
             Some(INSTALL_COMMAND),
         ),
         InstallKind::OtherPrefix(prefix) => (
             fill(
-                gettext("Pacer was installed under {prefix}, where the system bus does not look for its helper: install it again under /usr (see “Installing” in the README)."),
+                gettext("Pacer was installed under {prefix}, where the system bus does not look for its helper: install it again under /usr (see docs/INSTALL.md)."),
                 &[("prefix", prefix)],
             ),
             Some(INSTALL_COMMAND),
         ),
         InstallKind::System => (
-            gettext("Install the pacer-helper package, or Pacer with its helper (see “Installing” in the README), to change settings."),
+            gettext("Install the pacer-helper package, or Pacer with its helper (see docs/INSTALL.md), to change settings."),
             None,
         ),
     };

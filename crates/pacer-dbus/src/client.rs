@@ -124,15 +124,14 @@ fn names_missing_service(error: &zbus::Error) -> bool {
 fn explain(error: &HelperError) -> String {
     match error {
         HelperError::ZBus(error) if names_missing_service(error) => gettext(
-            "pacer-helper is not installed (see the README's install section); Pacer can only read without it",
+            "pacer-helper is not installed (see docs/INSTALL.md); Pacer can only read without it",
         ),
         // The bus's own message is the detail (ClientError::detail).
         HelperError::ZBus(_) => gettext("pacer-helper did not answer as expected"),
         HelperError::Helper(problem) => match problem.kind() {
-            ErrorKind::NotAuthorized => fill(
-                gettext("not allowed: {message}"),
-                &[("message", problem)],
-            ),
+            ErrorKind::NotAuthorized => {
+                fill(gettext("not allowed: {message}"), &[("message", problem)])
+            }
             ErrorKind::Busy
                 if matches!(
                     problem,
