@@ -653,8 +653,10 @@ fi
 kill "$HELPER_PID" 2> /dev/null
 wait "$HELPER_PID" 2> /dev/null
 start_app "$WORK/app-without-helper.log"
-if until_true 40 app_said "banner shows read-only: .*A Flatpak cannot bring it: install pacer-helper on the computer itself"; then
-  ok "without the host's helper the window is read-only and says how to get it: $(grep -o 'banner shows read-only: .*' "$APP_LOG" | head -n 1 | cut -d: -f2-)"
+# One line says so; its details say where the helper goes.
+if until_true 40 app_said "banner shows read-only: Settings are read-only" &&
+  app_said "banner details read-only: A Flatpak cannot bring pacer-helper: install it on the computer itself"; then
+  ok "without the host's helper the window is read-only and its details say how to get it: $(grep -o 'banner details read-only: .*' "$APP_LOG" | head -n 1 | cut -d: -f2-)"
 else
   bad "without the helper the window did not say it is read-only and where the helper goes: $(grep -o 'banner shows .*' "$APP_LOG" | tr '\n' ' ')"
 fi

@@ -21,17 +21,6 @@ pub fn picture<W: IsA<gtk::Widget> + IsA<glib::Object> + glib::object::IsClass>(
     build(label, r#"<property name="accessible-role">img</property>"#)
 }
 
-/// A button showing `text` with its mnemonic ("_Fix": Alt+F), whose accessible name is
-/// `name`. The mnemonic sits on a label of its own: GTK 4.8 speaks a button's own label with
-/// its underscore ("_Fix Fix").
-pub fn mnemonic_button(text: &str, name: &str) -> gtk::Button {
-    let button: gtk::Button = labelled(name);
-    let label = gtk::Label::with_mnemonic(text);
-    label.set_mnemonic_widget(Some(&button));
-    button.set_child(Some(&label));
-    button
-}
-
 fn build<W: IsA<gtk::Widget> + IsA<glib::Object> + glib::object::IsClass>(
     label: &str,
     properties: &str,

@@ -80,6 +80,8 @@ impl SimpleComponent for Banner {
         // For people and tests reading the log: what the banner now says.
         for notice in notices.iter().filter(|n| !self.shown.contains(n)) {
             glib::g_info!("pacer", "banner shows {}: {}", notice.key, notice.title);
+            let explanation = &notice.details.explanation;
+            glib::g_info!("pacer", "banner details {}: {}", notice.key, explanation);
             if let Some(why) = &notice.details.why {
                 glib::g_info!("pacer", "banner explains {}", why);
             }

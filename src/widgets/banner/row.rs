@@ -11,7 +11,7 @@ use gtk::prelude::*;
 
 use super::notices::{Notice, NoticeAction};
 use super::{details, NoticeRow};
-use crate::widgets::a11y::{labelled, mnemonic_button};
+use crate::widgets::a11y::labelled;
 use crate::widgets::icons;
 use crate::words::banner::details_label;
 
@@ -117,4 +117,15 @@ impl NoticeRow {
         button.connect_clicked(move |button| details::show(button, &notice, &output));
         button
     }
+}
+
+/// A button showing `text` with its mnemonic ("_Fix": Alt+F), whose accessible name is
+/// `name`. The mnemonic sits on a label of its own: GTK 4.8 speaks a button's own label with
+/// its underscore ("_Fix Fix").
+fn mnemonic_button(text: &str, name: &str) -> gtk::Button {
+    let button: gtk::Button = labelled(name);
+    let label = gtk::Label::with_mnemonic(text);
+    label.set_mnemonic_widget(Some(&button));
+    button.set_child(Some(&label));
+    button
 }
