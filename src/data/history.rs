@@ -19,7 +19,7 @@ mod cores;
 mod timeline;
 
 pub use cores::{Cores, Covered};
-pub use timeline::{timeline, Entry, Moment};
+pub use timeline::{is_rewrite, timeline, Entry, Moment};
 
 /// How long a batch waits for the rest of a burst of changes.
 const BATCH_WITHIN: Duration = Duration::from_millis(150);

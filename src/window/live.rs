@@ -18,12 +18,13 @@ use super::tag::show_simulated;
 use super::{Window, HISTORY_SECONDS};
 use crate::app::settings;
 use crate::data::helper::HelperLink;
+use crate::data::history::Cores;
 use crate::desktop::session_state::SessionState;
 use crate::pages::overview::OverviewMsg;
 use crate::widgets::banner::{notices, BannerFacts, BannerMsg};
 use crate::widgets::plot::{FrequencyMarks, PlotChange, TracedCpu};
 use crate::words::banner::Simulated;
-use crate::words::why::said;
+use crate::words::history::mark_words;
 
 /// How often the per-core-type summary beside the plot is rewritten.
 const SUMMARY_PERIOD: Duration = Duration::from_secs(1);
@@ -85,12 +86,13 @@ impl Window {
         let new = self.recent.extend(events);
         let shown_since = SystemTime::now() - Duration::from_secs(HISTORY_SECONDS.into());
         let changes = self.recent.changes_since(shown_since);
+        let cores = self.status.as_deref().map(Cores::of).unwrap_or_default();
         self.plot.set_changes(
             changes
                 .iter()
                 .map(|event| PlotChange {
                     time: event.time,
-                    text: said(event),
+                    text: mark_words(event, &cores),
                 })
                 .collect(),
         );

@@ -8,9 +8,9 @@ use pacer_core::history::{Event, Setting};
 use pacer_core::i18n::{fill, gettext, ngettext};
 use pacer_core::who::{by_whom, setting_label, what_changed};
 
-use crate::data::history::{Cores, Entry, HistoryUnavailable};
+use crate::data::history::{is_rewrite, Cores, Entry, HistoryUnavailable, Moment};
 use crate::words::setting::with_token;
-use crate::words::time::heading;
+use crate::words::time::{heading, local_time};
 
 mod change;
 mod who;
@@ -106,6 +106,36 @@ pub fn row_words(entry: &Entry, cores: &Cores, cause: Option<&Event>) -> RowWord
         subtitle,
         tooltip,
         heading,
+    }
+}
+
+/// A change as the live plot's mark reads it out, in the History row's words: "at 14:02:11
+/// Energy preference on all cores: Performance → Balanced performance, by the kernel".
+pub fn mark_words(event: &Event, cores: &Cores) -> String {
+    let entry = Entry {
+        event: event.clone(),
+        rewrites: usize::from(is_rewrite(event)),
+        moment: Moment {
+            time: event.time,
+            seconds: true,
+        },
+    };
+    let row = row_words(&entry, cores, None);
+    let time = local_time(event);
+    if row.subtitle.is_empty() {
+        fill(
+            gettext("at {time} {what}"),
+            &[("time", &time), ("what", &row.title)],
+        )
+    } else {
+        fill(
+            gettext("at {time} {what}, {who}"),
+            &[
+                ("time", &time),
+                ("what", &row.title),
+                ("who", &row.subtitle),
+            ],
+        )
     }
 }
 

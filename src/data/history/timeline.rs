@@ -31,7 +31,7 @@ pub struct Moment {
 }
 
 /// Whether `event` wrote the value that was already there: a rewrite, which changed nothing.
-fn is_rewrite(event: &Event) -> bool {
+pub fn is_rewrite(event: &Event) -> bool {
     !matches!(
         event.setting,
         Setting::Recording | Setting::Sleep | Setting::ProfileHold

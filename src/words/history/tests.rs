@@ -227,3 +227,32 @@ fn a_heading_names_the_second_only_where_asked_and_the_day_before_today() {
     });
     assert!(long_ago.len() > 5, "{long_ago}");
 }
+
+#[test]
+fn a_plot_mark_reads_out_the_change_in_the_rows_words() {
+    let epp = Event {
+        process: writer(10493, "power-profiles-"),
+        ..change(
+            7,
+            Setting::Epp,
+            "balance_performance",
+            "power",
+            Source::Process,
+        )
+    };
+    let words = mark_words(&epp, &hybrid());
+    let line = words.split_once(' ').map(|(_, rest)| rest).unwrap();
+    assert!(
+        line.ends_with("Energy preference on all cores: Balanced performance → Power saving, by power-profiles-"),
+        "{words}"
+    );
+    assert!(words.starts_with("at "), "{words}");
+    assert!(!words.contains('_') && !words.contains("policy"), "{words}");
+    // A write of the value already there says so.
+    let rewrite = change(8, Setting::Epp, "power", "power", Source::Kernel);
+    let words = mark_words(&rewrite, &hybrid());
+    assert!(
+        words.contains("Energy preference on all cores stays Power saving"),
+        "{words}"
+    );
+}
