@@ -165,17 +165,21 @@ fn kde_panel_shows_the_tray_item_its_tooltip_and_menu_until_pacer_quits() {
     );
     // The menu, drawn over the panel: what the README shows.
     let menu_shot = panel.dir().join("menu.png");
-    let without_menu = panel.screenshot(&menu_shot);
+    // Drawn, and settled: two screenshots in a row alike above the panel (Plasma fades the
+    // menu in, so a first picture may catch it half drawn).
+    let mut previous = panel.screenshot(&menu_shot);
     wait_until(Duration::from_secs(20), "the menu is drawn", || {
         std::thread::sleep(Duration::from_millis(300));
         let now = panel.screenshot(&menu_shot);
         let changed = (0..usize::try_from(button.y).unwrap())
             .flat_map(|y| (0..now.width).map(move |x| (x, y)))
-            .filter(|&(x, y)| now.pixel(x, y) != without_menu.pixel(x, y))
+            .filter(|&(x, y)| now.pixel(x, y) != previous.pixel(x, y))
             .count();
-        (changed == 0 && drawn_above(&now, &button) > 5000)
+        let drawn = drawn_above(&now, &button);
+        previous = now;
+        (changed == 0 && drawn > 5000)
             .then_some(())
-            .ok_or(format!("{changed} pixels still changing"))
+            .ok_or(format!("{changed} pixels still changing, {drawn} drawn"))
     });
     crop_around(&menu_shot, &button, &screenshot_dir().join("kde-tray.png"));
 

@@ -20,16 +20,21 @@ fn simulated_laptop() -> (tempfile::TempDir, Gui) {
     common::simulated_laptop_on(None)
 }
 
-/// The window on a simulated laptop in good health, as the README shows it: the real
-/// power-profiles-daemon serves its profiles and the helper changes its settings.
-fn healthy_laptop() -> (Laptop, Gui) {
-    let laptop = Laptop::start("intel-hybrid");
+/// The window on the simulated `model` in good health, as the documentation shows it: the
+/// real power-profiles-daemon serves its profiles and the helper changes its settings.
+fn healthy_machine(model: &str) -> (Laptop, Gui) {
+    let laptop = Laptop::start(model);
     let gui = Gui::start(
-        &["--simulate", "intel-hybrid", "--sysfs-root", laptop.root()],
+        &["--simulate", model, "--sysfs-root", laptop.root()],
         Some(laptop.bus.address()),
     );
     gui.wait_for_log("first frame drawn", Duration::from_secs(30));
     (laptop, gui)
+}
+
+/// The simulated laptop in good health, as the README shows it.
+fn healthy_laptop() -> (Laptop, Gui) {
+    healthy_machine("intel-hybrid")
 }
 
 #[test]
@@ -128,21 +133,18 @@ fn the_window_shows_each_page_of_the_simulated_laptop() {
 }
 
 /// The plot reads at a glance: a band and a median per core type on 2, 16, 64 and 256 CPUs
-/// (the README's screenshots), a readout under the pointer and from the keyboard, and each
-/// CPU's own line on demand.
+/// (the documentation's screenshots, each machine in good health with its profile daemon),
+/// a readout under the pointer and from the keyboard, and each CPU's own line on demand.
 #[test]
-#[ignore = "needs a display: build-aux/test.sh --lane gui runs it"]
+#[ignore = "needs a display, and root for fanotify: build-aux/test.sh --lane gui runs it"]
 fn the_plot_reads_at_a_glance_from_2_to_256_cpus() {
     for model in ["netbook-2", "workstation-64", "server-256"] {
-        let tree = tempfile::tempdir().unwrap();
-        let root = tree.path().to_str().unwrap();
-        let gui = Gui::start(&["--simulate", model, "--sysfs-root", root], None);
-        gui.wait_for_log("first frame drawn", Duration::from_secs(30));
+        let (_laptop, gui) = healthy_machine(model);
         sleep(Duration::from_secs(5));
         gui.screenshot(&format!("overview-{model}"));
         assert!(gui.alive(), "{model}: {}", gui.log());
     }
-    let (_tree, gui) = simulated_laptop();
+    let (_laptop, gui) = healthy_laptop();
     sleep(Duration::from_secs(4));
     // The pointer over the plot (below Power Mode), about three seconds before now.
     let status = gui
