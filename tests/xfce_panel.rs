@@ -83,16 +83,7 @@ fn densest_icon_square(pixels: &[(usize, usize)]) -> (usize, usize) {
 /// A screenshot saved as `name`.png in `dir`, once two in a row are the same: the panel
 /// done drawing.
 fn settled_screenshot(panel: &XfcePanel, dir: &Path, name: &str) -> Screenshot {
-    let path = dir.join(format!("{name}.png"));
-    let mut last = panel.screenshot(&path);
-    wait_until(Duration::from_secs(20), "the panel settles", || {
-        std::thread::sleep(Duration::from_millis(300));
-        let shot = panel.screenshot(&path);
-        let settled = shot == last;
-        last = shot;
-        settled.then_some(()).ok_or_else(|| panel.log())
-    });
-    last
+    common::settled_screenshot(panel, &dir.join(format!("{name}.png")))
 }
 
 #[test]

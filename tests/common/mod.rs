@@ -348,6 +348,25 @@ pub fn a11y_script(gui: &Gui, session: &pacer_testrig::SystemBus, script: &str) 
     text
 }
 
+/// A screenshot of `panel`'s screen saved at `path`, once two in a row are the same: the
+/// panel (and a menu it fades in) done drawing.
+pub fn settled_screenshot(
+    panel: &pacer_testrig::PanelSession,
+    path: &Path,
+) -> pacer_testrig::xfce_panel::Screenshot {
+    let mut last = panel.screenshot(path);
+    wait_until(Duration::from_secs(20), "the screen settles", || {
+        sleep(Duration::from_millis(300));
+        let shot = panel.screenshot(path);
+        let settled = shot == last;
+        last = shot;
+        settled
+            .then_some(())
+            .ok_or_else(|| "it still changes".to_owned())
+    });
+    last
+}
+
 /// Waits up to `limit` for `check` to hold, saying what was last seen otherwise.
 pub fn wait_until(limit: Duration, what: &str, mut check: impl FnMut() -> Result<(), String>) {
     let deadline = Instant::now() + limit;
