@@ -268,7 +268,7 @@ impl Background {
         let Some(proxy) = self.notifications.ready().filter(|_| notify).cloned() else {
             return;
         };
-        let profile = status.profile.as_ref().map(|p| p.active.as_str());
+        let profile = status.active_profile();
         for finding in new {
             let (summary, body, fix) = notify::message(finding, profile, helper_present);
             let proxy = proxy.clone();

@@ -117,7 +117,7 @@ impl SessionState {
     /// `helper_present`.
     pub fn of(status: &Status, helper_present: bool, previous: &SessionState) -> SessionState {
         let profile = status.profile.as_ref();
-        let active = profile.map(|p| p.active.as_str());
+        let active = status.active_profile();
         SessionState {
             profile: profile.map(|p| p.active.clone()),
             profiles: profile

@@ -45,13 +45,6 @@ const SETTINGS: [Setting; 7] = [
     Setting::DriverMode,
     Setting::Eas,
 ];
-/// The core types one can filter by (after "All cores").
-const CORE_TYPES: [CoreType; 3] = [
-    CoreType::Performance,
-    CoreType::Efficiency,
-    CoreType::LowPower,
-];
-
 #[derive(Debug)]
 pub struct HistoryPage {
     /// Oldest first.
@@ -155,7 +148,7 @@ impl SimpleComponent for HistoryPage {
         setting_filter.set_model(Some(&strings(&settings)));
         let core_filter: gtk::DropDown = labelled(&gettext("Core type"));
         let cores: Vec<String> = std::iter::once(gettext("All cores"))
-            .chain(CORE_TYPES.iter().map(|kind| cores_of_type(Some(*kind))))
+            .chain(CoreType::ALL.iter().map(|kind| cores_of_type(Some(*kind))))
             .collect();
         core_filter.set_model(Some(&strings(&cores)));
         let list = model.rows.widget();
@@ -201,7 +194,7 @@ impl SimpleComponent for HistoryPage {
             HistoryMsg::CoreType(index) => {
                 self.core_type = index
                     .checked_sub(1)
-                    .and_then(|i| CORE_TYPES.get(i as usize).copied());
+                    .and_then(|i| CoreType::ALL.get(i as usize).copied());
                 self.fill();
             }
         }

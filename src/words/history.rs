@@ -4,11 +4,11 @@
 //! nothing to show: the helper has no recording to offer, refused to share it, or sent one
 //! Pacer cannot read. The library's own message goes in parentheses, as it gave it.
 
-use pacer_core::history::{Event, Setting};
+use pacer_core::history::Event;
 use pacer_core::i18n::{fill, gettext, ngettext};
 use pacer_core::who::{by_whom, setting_label, what_changed};
 
-use crate::data::history::{is_rewrite, Cores, Entry, HistoryUnavailable, Moment};
+use crate::data::history::{is_rewrite, Cores, Entry, HistoryUnavailable};
 use crate::words::setting::with_token;
 use crate::words::time::{heading, local_time};
 
@@ -37,22 +37,62 @@ pub fn row_words(entry: &Entry, cores: &Cores, cause: Option<&Event>) -> RowWord
     let event = &entry.event;
     let subtitle = who::by(event, cause);
     let heading = heading(&entry.moment);
-    if matches!(
-        event.setting,
-        Setting::Recording | Setting::Sleep | Setting::ProfileHold
-    ) {
-        let title = capitalised(&what_changed(event));
-        let tooltip = String::new();
+    let (title, tokens) = title(event, entry.rewrites, cores);
+    if !event.setting.is_value() {
         return RowWords {
             title,
             subtitle,
-            tooltip,
+            tooltip: String::new(),
             heading,
         };
     }
+    let setting = setting_label(event.setting);
+    let policies = if event.policies.is_empty() {
+        setting
+    } else {
+        let policies: pacer_core::cpuset::CpuSet = event.policies.iter().copied().collect();
+        fill(
+            gettext("{setting} on policy {policies}"),
+            &[("setting", &setting), ("policies", &policies)],
+        )
+    };
+    let tooltip = [with_token(&tokens), policies, capitalised(&by_whom(event))].join("\n");
+    RowWords {
+        title,
+        subtitle,
+        tooltip,
+        heading,
+    }
+}
+
+/// A change as the live plot's mark reads it out, in the History row's words: "at 14:02:11
+/// Energy preference on all cores: Performance → Balanced performance, by the kernel".
+pub fn mark_words(event: &Event, cores: &Cores) -> String {
+    let (what, _) = title(event, usize::from(is_rewrite(event)), cores);
+    let who = who::by(event, None);
+    let time = local_time(event);
+    if who.is_empty() {
+        fill(
+            gettext("at {time} {what}"),
+            &[("time", &time), ("what", &what)],
+        )
+    } else {
+        fill(
+            gettext("at {time} {what}, {who}"),
+            &[("time", &time), ("what", &what), ("who", &who)],
+        )
+    }
+}
+
+/// What a row says changed, in one short line, with the kernel's values it stands for (for
+/// the tooltip): `rewrites` writes of the value already there, or a change where 0.
+fn title(event: &Event, rewrites: usize, cores: &Cores) -> (String, String) {
+    if !event.setting.is_value() {
+        return (capitalised(&what_changed(event)), String::new());
+    }
     let what = change::setting_on(event.setting, &cores.covered(&event.policies));
     let new = change::value_words(event.setting, &event.new);
-    let (title, tokens) = match (&event.old, entry.rewrites) {
+    match (&event.old, rewrites) {
         (Some(old), 0) => (
             fill(
                 gettext("{what}: {old} → {new}"),
@@ -89,53 +129,6 @@ pub fn row_words(entry: &Entry, cores: &Cores, cause: Option<&Event>) -> RowWord
             ),
             event.new.clone(),
         ),
-    };
-    let setting = setting_label(event.setting);
-    let policies = if event.policies.is_empty() {
-        setting
-    } else {
-        let policies: pacer_core::cpuset::CpuSet = event.policies.iter().copied().collect();
-        fill(
-            gettext("{setting} on policy {policies}"),
-            &[("setting", &setting), ("policies", &policies)],
-        )
-    };
-    let tooltip = [with_token(&tokens), policies, capitalised(&by_whom(event))].join("\n");
-    RowWords {
-        title,
-        subtitle,
-        tooltip,
-        heading,
-    }
-}
-
-/// A change as the live plot's mark reads it out, in the History row's words: "at 14:02:11
-/// Energy preference on all cores: Performance → Balanced performance, by the kernel".
-pub fn mark_words(event: &Event, cores: &Cores) -> String {
-    let entry = Entry {
-        event: event.clone(),
-        rewrites: usize::from(is_rewrite(event)),
-        moment: Moment {
-            time: event.time,
-            seconds: true,
-        },
-    };
-    let row = row_words(&entry, cores, None);
-    let time = local_time(event);
-    if row.subtitle.is_empty() {
-        fill(
-            gettext("at {time} {what}"),
-            &[("time", &time), ("what", &row.title)],
-        )
-    } else {
-        fill(
-            gettext("at {time} {what}, {who}"),
-            &[
-                ("time", &time),
-                ("what", &row.title),
-                ("who", &row.subtitle),
-            ],
-        )
     }
 }
 

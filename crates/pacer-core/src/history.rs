@@ -42,6 +42,17 @@ pub enum Setting {
     ProfileHold,
 }
 
+impl Setting {
+    /// Whether its events carry a setting's values, old and new; the recording's own events,
+    /// sleep and profile holds record what happened instead.
+    pub fn is_value(self) -> bool {
+        !matches!(
+            self,
+            Setting::Recording | Setting::Sleep | Setting::ProfileHold
+        )
+    }
+}
+
 /// The value of a [`Setting::Sleep`] event.
 pub mod sleep {
     pub const SUSPENDING: &str = "suspending";

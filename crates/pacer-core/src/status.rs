@@ -22,6 +22,11 @@ pub struct Status {
 }
 
 impl Status {
+    /// The profile the daemon has active, where one serves profiles.
+    pub fn active_profile(&self) -> Option<&str> {
+        self.profile.as_ref().map(|profile| profile.active.as_str())
+    }
+
     /// Puts a snapshot and a reading of the bus together and works out the findings.
     /// Looks for other power managers under `root` (blocking file reads).
     pub fn assemble(root: &SysRoot, snapshot: Snapshot, reading: ProfileReading) -> Status {

@@ -274,6 +274,13 @@ pub enum CoreType {
 }
 
 impl CoreType {
+    /// Every kind, fastest first.
+    pub const ALL: [CoreType; 3] = [
+        CoreType::Performance,
+        CoreType::Efficiency,
+        CoreType::LowPower,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             CoreType::Performance => "performance",

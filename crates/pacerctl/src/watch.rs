@@ -139,7 +139,7 @@ impl Printer {
     }
 
     fn start(&mut self, status: &Status) -> anyhow::Result<()> {
-        let profile = status.profile.as_ref().map(|p| p.active.as_str());
+        let profile = status.active_profile();
         let text = fill(
             gettext("watching: profile {profile}, {count} findings (Ctrl+C stops)"),
             &[
@@ -174,8 +174,8 @@ impl Printer {
     }
 
     fn changes(&self, before: &Status, after: &Status) -> anyhow::Result<()> {
-        let from = before.profile.as_ref().map(|p| p.active.as_str());
-        let to = after.profile.as_ref().map(|p| p.active.as_str());
+        let from = before.active_profile();
+        let to = after.active_profile();
         if from != to {
             let text = match (from, to) {
                 (Some(_), None) => gettext("the power-profile daemon stopped"),

@@ -64,12 +64,10 @@ impl Cores {
         if policies == ids(None) {
             return Covered::All;
         }
-        let kinds = [
-            CoreType::Performance,
-            CoreType::Efficiency,
-            CoreType::LowPower,
-        ];
-        if let Some(kind) = kinds.into_iter().find(|kind| policies == ids(Some(*kind))) {
+        if let Some(kind) = CoreType::ALL
+            .into_iter()
+            .find(|kind| policies == ids(Some(*kind)))
+        {
             return Covered::Type(kind);
         }
         // A policy not in the latest reading is named by its number, which is its first CPU.

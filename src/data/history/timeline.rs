@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use pacer_core::history::{Event, Setting};
+use pacer_core::history::Event;
 
 /// One row.
 #[derive(Debug, Clone, PartialEq)]
@@ -32,10 +32,7 @@ pub struct Moment {
 
 /// Whether `event` wrote the value that was already there: a rewrite, which changed nothing.
 pub fn is_rewrite(event: &Event) -> bool {
-    !matches!(
-        event.setting,
-        Setting::Recording | Setting::Sleep | Setting::ProfileHold
-    ) && event.old.as_deref() == Some(event.new.as_str())
+    event.setting.is_value() && event.old.as_deref() == Some(event.new.as_str())
 }
 
 /// The rows for `groups`, newest first, as `grouped` makes them.

@@ -60,7 +60,7 @@ pub struct BannerFacts<'a> {
 pub fn notices(facts: &BannerFacts<'_>) -> Vec<Notice> {
     let mut notices = Vec::new();
     if let Some(status) = facts.status {
-        let profile = status.profile.as_ref().map(|p| p.active.as_str());
+        let profile = status.active_profile();
         let mut findings: Vec<_> = status.findings.iter().collect();
         findings.sort_by_key(|finding| finding.severity);
         let mut fix_offered = false;

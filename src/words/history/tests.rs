@@ -3,7 +3,7 @@
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use pacer_core::history::{recording, Source, Writer};
+use pacer_core::history::{recording, Setting, Source, Writer};
 use pacer_core::values::CoreType;
 
 use super::*;
