@@ -30,6 +30,11 @@ pub fn same_as(comparison: &Comparison) -> Vec<Option<usize>> {
         .collect()
 }
 
+/// The columns that are `first` or ran the same as it, by `same` (as [`same_as`] gives it).
+pub fn alike(same: &[Option<usize>], first: usize) -> impl Iterator<Item = usize> + '_ {
+    (0..same.len()).filter(move |&column| column == first || same[column] == Some(first))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

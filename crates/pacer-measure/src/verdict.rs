@@ -5,7 +5,7 @@
 
 use pacer_core::i18n::{fill, gettext, ngettext};
 use pacer_core::values::{CoreType, Governor};
-use pacer_dbus::measurement::report::{RampRun, Settings};
+use pacer_dbus::measurement::report::{RampReport, RampRun, Settings};
 
 use crate::convergence::Convergence;
 use crate::table::cores_of_type;
@@ -182,6 +182,16 @@ impl Verdict {
             ),
         }
     }
+}
+
+/// A verdict line for each run of `report`, after `setting` where given; what the window
+/// and `pacerctl` print under a result.
+pub fn lines(report: &RampReport, setting: Option<&str>) -> Vec<String> {
+    report
+        .runs
+        .iter()
+        .map(|run| Verdict::of(run, &report.settings).line(setting))
+        .collect()
 }
 
 #[cfg(test)]

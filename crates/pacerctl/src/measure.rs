@@ -15,7 +15,7 @@ use pacer_dbus::measurement::report::RampReport;
 use pacer_measure::report::{self, RampOptions};
 use pacer_measure::same::same_as;
 use pacer_measure::table::{number, RampTable};
-use pacer_measure::verdict::Verdict;
+use pacer_measure::verdict;
 
 use crate::cli::{MeasuredCpus, RampFormat};
 
@@ -152,10 +152,9 @@ pub fn run_ramp(
 /// A verdict line per run of `report` (`docs/measurement.md` 5), after `setting` where
 /// given.
 fn verdicts(report: &RampReport, setting: Option<&str>) -> String {
-    report
-        .runs
-        .iter()
-        .map(|run| Verdict::of(run, &report.settings).line(setting) + "\n")
+    verdict::lines(report, setting)
+        .into_iter()
+        .map(|line| line + "\n")
         .collect()
 }
 

@@ -207,11 +207,13 @@ impl SimpleComponent for MeasurePage {
                     set_xalign: 0.0,
                     set_margin_bottom: 6,
                     add_css_class: "heading",
+                    // Worked out once a run is over (here and in the verdicts below): hidden
+                    // while it runs, they would be made again at each step of its progress.
                     #[watch]
-                    set_label: &model.state.shown_entry().map(|e| summary::sentence(&e.outcome)).unwrap_or_default(),
+                    set_label: &model.state.shown_entry().filter(|_| !model.state.running()).map(|e| summary::sentence(&e.outcome)).unwrap_or_default(),
                     // The kernel's own words for the settings, for those who want them.
                     #[watch]
-                    set_tooltip_text: model.state.shown_entry().map(|e| e.outcome.kernel_values()).as_deref(),
+                    set_tooltip_text: model.state.shown_entry().filter(|_| !model.state.running()).map(|e| e.outcome.kernel_values()).as_deref(),
                     #[watch]
                     set_visible: model.state.shown_entry().is_some() && !model.state.running(),
                 },
@@ -221,7 +223,7 @@ impl SimpleComponent for MeasurePage {
                     set_xalign: 0.0,
                     set_margin_bottom: 6,
                     #[watch]
-                    set_label: &model.state.shown_entry().map(|e| summary::verdicts(&e.outcome).join("\n")).unwrap_or_default(),
+                    set_label: &model.state.shown_entry().filter(|_| !model.state.running()).map(|e| summary::verdicts(&e.outcome).join("\n")).unwrap_or_default(),
                     #[watch]
                     set_visible: model.state.shown_entry().is_some() && !model.state.running(),
                 },

@@ -10,7 +10,7 @@ use pacer_dbus::measurement::compare::{setting_letter, Comparison};
 use pacer_dbus::measurement::progress::Progress;
 use pacer_dbus::measurement::report::RampReport;
 use pacer_measure::convergence::Convergence;
-use pacer_measure::same::same_as;
+use pacer_measure::same::{alike, same_as};
 use pacer_measure::table::{core_label, RampTable};
 
 use super::live::{Live, TrialCurve};
@@ -56,13 +56,13 @@ impl Outcome {
             ),
         };
         // Each setting's letters, with those of the settings that ran the same: `A = D`.
+        let compared = matches!(self, Outcome::Compare(_));
         let letters: Vec<Option<String>> = (0..reports.len())
             .map(|column| {
-                let letters: Vec<String> = (0..same.len())
-                    .filter(|&other| other == column || same[other] == Some(column))
-                    .map(setting_letter)
-                    .collect();
-                matches!(self, Outcome::Compare(_)).then(|| letters.join(" = "))
+                compared.then(|| {
+                    let letters: Vec<String> = alike(&same, column).map(setting_letter).collect();
+                    letters.join(" = ")
+                })
             })
             .collect();
         reports

@@ -8,9 +8,9 @@ use pacer_core::values::CoreType;
 use pacer_dbus::measurement::compare::{setting_letter, Comparison};
 use pacer_dbus::measurement::report::RampReport;
 use pacer_measure::convergence::Convergence;
-use pacer_measure::same::same_as;
+use pacer_measure::same::{alike, same_as};
 use pacer_measure::table::cores_of_type;
-use pacer_measure::verdict::Verdict;
+use pacer_measure::verdict;
 
 use super::state::Outcome;
 
@@ -128,10 +128,7 @@ fn same_settings(comparison: &Comparison) -> Vec<String> {
     (0..same.len())
         .filter(|&first| same[first].is_none())
         .filter_map(|first| {
-            let mut letters: Vec<String> = (0..same.len())
-                .filter(|&column| column == first || same[column] == Some(first))
-                .map(setting_letter)
-                .collect();
+            let mut letters: Vec<String> = alike(&same, first).map(setting_letter).collect();
             let last = letters.pop().filter(|_| !letters.is_empty())?;
             Some(fill(
                 gettext("{letters} and {last} are the same settings"),
@@ -156,17 +153,10 @@ pub fn sentence(outcome: &Outcome) -> String {
 /// A verdict line per run (in a comparison, of each setting once): `P-cores: fast — 4.8 ms,
 /// like Intel HWP's usual ~5 ms.`
 pub fn verdicts(outcome: &Outcome) -> Vec<String> {
-    let lines = |report: &RampReport, letter: Option<String>| -> Vec<String> {
-        report
-            .runs
-            .iter()
-            .map(|run| Verdict::of(run, &report.settings).line(letter.as_deref()))
-            .collect()
-    };
     match outcome {
-        Outcome::Ramp(report) => lines(report, None),
+        Outcome::Ramp(report) => verdict::lines(report, None),
         Outcome::Compare(comparison) => distinct(comparison)
-            .flat_map(|(column, report)| lines(report, Some(setting_letter(column))))
+            .flat_map(|(column, report)| verdict::lines(report, Some(&setting_letter(column))))
             .collect(),
     }
 }
