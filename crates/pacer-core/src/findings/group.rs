@@ -26,7 +26,12 @@ pub(crate) fn sysfs_command(value: &str, policies: &[u32], file: &str) -> String
             list.join(",")
         )
     };
-    format!("echo {value} | sudo tee {paths}")
+    tee_command(value, &paths)
+}
+
+/// The shell command that writes `value` into `path` as root.
+pub(super) fn tee_command(value: &str, path: &str) -> String {
+    format!("echo {value} | sudo tee {path}")
 }
 
 /// The policies (but the `forced` ones) grouped by the value `of` gives them; policies it

@@ -10,7 +10,7 @@ use crate::profile::{NoExpectation, ProfileState};
 use crate::values::Epp;
 
 use super::finding::{Finding, FindingKind, Fix, FixAction, Severity};
-use super::group::{group_by, set, sysfs_command};
+use super::group::{group_by, set, sysfs_command, tee_command};
 
 /// Policies disagreeing on EPP while no daemon with a fixed mapping keeps them in step
 /// (leaving out those whose EPP the performance governor holds: that has its own finding).
@@ -169,7 +169,7 @@ pub(super) fn turbo_disabled(
         detail,
         fix: Fix {
             description: gettext("Allow turbo again"),
-            command: Some(format!("echo {value} | sudo tee {file}")),
+            command: Some(tee_command(value, file)),
             action: FixAction::EnableTurbo,
         },
         cause: Vec::new(),
@@ -207,7 +207,7 @@ pub(super) fn eas_blocked(snapshot: &Snapshot, findings: &mut Vec<Finding>) {
                 };
                 (
                     gettext("Switch the driver to passive mode and use schedutil"),
-                    format!("echo passive | sudo tee {status} && {schedutil}"),
+                    format!("{} && {schedutil}", tee_command("passive", status)),
                 )
             } else {
                 (gettext("Use the schedutil governor"), schedutil)
@@ -224,7 +224,7 @@ pub(super) fn eas_blocked(snapshot: &Snapshot, findings: &mut Vec<Finding>) {
         None => (
             FixAction::EnableEas,
             gettext("Allow energy-aware scheduling again"),
-            "echo 1 | sudo tee /proc/sys/kernel/sched_energy_aware".to_owned(),
+            tee_command("1", "/proc/sys/kernel/sched_energy_aware"),
         ),
     };
     findings.push(Finding {
