@@ -14,24 +14,16 @@ set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source build-aux/common.sh
 
-lanes=()
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --lane) [ $# -ge 2 ] || { pacer_say "screenshots.sh: --lane needs a name"; exit 2; }
-      lanes+=(--lane "$2"); shift 2 ;;
-    -h | --help) sed -n '2,13p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) pacer_say "screenshots.sh: unknown argument '$1' (--lane NAME)"; exit 2 ;;
-  esac
-done
+# Lanes as test.sh takes them (`--lane NAME`, again for more; it checks the names).
 every_lane=false
-if [ ${#lanes[@]} -eq 0 ]; then
+if [ $# -eq 0 ]; then
   every_lane=true
-  lanes=(--lane gui --lane shell-43 --lane shell-48 --lane shell-50 --lane flatpak)
+  set -- --lane gui --lane shell-43 --lane shell-48 --lane shell-50 --lane flatpak
 fi
 
 taken="$PWD/target/screenshots-taken"
 rm -rf "$taken" && mkdir -p "$taken"
-PACER_SCREENSHOTS="$taken" build-aux/test.sh "${lanes[@]}"
+PACER_SCREENSHOTS="$taken" build-aux/test.sh "$@"
 status=$?
 
 # The pictures the documentation names, by file name.

@@ -13,7 +13,7 @@ mod common;
 
 use std::time::Duration;
 
-use common::{Gui, Laptop};
+use common::Gui;
 
 /// Prints the text of the page shown now, one line per node as `role<TAB>text` (a label's
 /// text, a button's name), newlines inside a text kept as `\n`: what lies outside the page
@@ -205,14 +205,8 @@ fn each_page_reads_plainly(gui: &Gui, session: &pacer_testrig::SystemBus, state:
 #[test]
 #[ignore = "needs a display, and root for fanotify: build-aux/test.sh --lane gui runs it"]
 fn every_page_reads_plainly_in_health_and_with_the_epp_lost() {
-    let laptop = Laptop::start("intel-hybrid");
     let session = common::a11y_session(&[]);
-    let gui = Gui::start_on(
-        &["--simulate", "intel-hybrid", "--sysfs-root", laptop.root()],
-        Some(laptop.bus.address()),
-        Some(session.address()),
-    );
-    gui.wait_for_log("first frame drawn", Duration::from_secs(30));
+    let (laptop, gui) = common::healthy_machine_on("intel-hybrid", Some(session.address()));
     gui.wait_for_log("history shows: recording started", Duration::from_secs(20));
     // A measurement, so that the Measure page shows a result and its verdict.
     gui.key("ctrl+m");

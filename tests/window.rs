@@ -20,16 +20,9 @@ fn simulated_laptop() -> (tempfile::TempDir, Gui) {
     common::simulated_laptop_on(None)
 }
 
-/// The window on the simulated `model` in good health, as the documentation shows it: the
-/// real power-profiles-daemon serves its profiles and the helper changes its settings.
+/// The window on the simulated `model` in good health, as the documentation shows it.
 fn healthy_machine(model: &str) -> (Laptop, Gui) {
-    let laptop = Laptop::start(model);
-    let gui = Gui::start(
-        &["--simulate", model, "--sysfs-root", laptop.root()],
-        Some(laptop.bus.address()),
-    );
-    gui.wait_for_log("first frame drawn", Duration::from_secs(30));
-    (laptop, gui)
+    common::healthy_machine_on(model, None)
 }
 
 /// The simulated laptop in good health, as the README shows it.
@@ -274,15 +267,7 @@ fn screenshot_with_dialog(gui: &Gui, title: &str, name: &str) {
         .status()
         .unwrap();
     assert!(found.success(), "no dialog called {title}");
-    sleep(Duration::from_millis(500));
-    let path = common::screenshot_dir().join(format!("{name}.png"));
-    let status = gui
-        .x("import")
-        .args(["-window", "root"])
-        .arg(&path)
-        .status()
-        .unwrap();
-    assert!(status.success(), "import {name}");
+    gui.screenshot_of("root", name);
 }
 
 /// The three steps of `docs/kernel.md` 2.4 (the EPP lost behind the daemon's back): the

@@ -199,20 +199,26 @@ impl Gui {
             .expect("xdotool reports the window's width")
     }
 
-    /// Saves the screen as `name`.png and checks it holds a drawn window.
+    /// Saves Pacer's window as `name`.png and checks it holds a drawn window.
     pub fn screenshot(&self, name: &str) -> PathBuf {
-        // What the log reports is drawn at the next frame.
-        sleep(Duration::from_millis(500));
-        let path = screenshot_dir().join(format!("{name}.png"));
         let window = self.on_window(&[]).output().unwrap();
         let id = String::from_utf8_lossy(&window.stdout)
             .lines()
             .next()
             .unwrap_or("root")
             .to_owned();
+        self.screenshot_of(&id, name)
+    }
+
+    /// Saves the X window `id` ("root": the whole screen, a dialog over the window with it)
+    /// as `name`.png and checks it holds a drawn window.
+    pub fn screenshot_of(&self, id: &str, name: &str) -> PathBuf {
+        // What the log reports is drawn at the next frame.
+        sleep(Duration::from_millis(500));
+        let path = screenshot_dir().join(format!("{name}.png"));
         let status = self
             .x("import")
-            .args(["-window", &id])
+            .args(["-window", id])
             .arg(&path)
             .status()
             .expect("import runs (the test command installs imagemagick)");
@@ -405,6 +411,20 @@ pub fn pacer_in_tray(
     );
     let (service, path) = items[0].split_once('/').expect("service/path");
     (pacer, service.to_owned(), format!("/{path}"))
+}
+
+/// Pacer on the simulated `model` in good health: the real power-profiles-daemon serves its
+/// profiles and the helper changes its settings; on the session bus at `session` (one of its
+/// own when none). Returned once it has drawn its first frame.
+pub fn healthy_machine_on(model: &str, session: Option<&str>) -> (Laptop, Gui) {
+    let laptop = Laptop::start(model);
+    let gui = Gui::start_on(
+        &["--simulate", model, "--sysfs-root", laptop.root()],
+        Some(laptop.bus.address()),
+        session,
+    );
+    gui.wait_for_log("first frame drawn", Duration::from_secs(30));
+    (laptop, gui)
 }
 
 /// Pacer on the simulated laptop, laid out in a new temporary folder (returned with it), with
