@@ -78,6 +78,8 @@ fn skip_gl_for_the_cairo_renderer() {
 fn main() -> ExitCode {
     STARTED.get_or_init(Instant::now);
     skip_gl_for_the_cairo_renderer();
+    // The plot and the limit chain keep a file per policy open between readings.
+    pacer_core::sysfs::raise_open_file_limit();
     i18n::init();
     let options = Options::parse();
     // Opened once: the autostart check, the plot's rate and the window all read it.

@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures_util::StreamExt;
+use pacer_core::limits::LimitWatch;
 use pacer_core::machine::{FrequencySampler, Snapshot, SnapshotError};
 use pacer_core::profile::{client, ProfileProblem, ProfileReading};
 use pacer_core::status::Status;
@@ -177,6 +178,9 @@ pub async fn status_loop<C: From<FeedEvent>>(control: Arc<FeedControl>, out: Sen
     // The last full reading, refreshed cheaply in place while only the tray shows it: the
     // loop's own copy, so an unchanged refresh copies nothing.
     let mut last: Option<(Status, Instant, u64)> = None;
+    // The limit chain's readings of the last seconds, for the machine of one generation:
+    // refreshed at every turn, the full reading's or the cheap one's.
+    let mut limits: Option<(LimitWatch, u64)> = None;
     let mut asked = true;
     loop {
         control.until_followed().await;
@@ -208,8 +212,20 @@ pub async fn status_loop<C: From<FeedEvent>>(control: Arc<FeedControl>, out: Sen
                     ..ProfileReading::default()
                 },
             };
-            let status =
-                Snapshot::read(&root).map(|snapshot| Status::assemble(&root, snapshot, reading));
+            let status = Snapshot::read(&root).map(|snapshot| {
+                let mut status = Status::assemble(&root, snapshot, reading);
+                let watch = match &mut limits {
+                    Some((watch, known)) if *known == generation => watch,
+                    _ => {
+                        &mut limits
+                            .insert((LimitWatch::new(&root, &status.snapshot), generation))
+                            .0
+                    }
+                };
+                watch.refresh(&root);
+                status.read_limits(watch);
+                status
+            });
             last = status
                 .as_ref()
                 .ok()
@@ -217,15 +233,19 @@ pub async fn status_loop<C: From<FeedEvent>>(control: Arc<FeedControl>, out: Sen
             Some(status.map(Arc::new))
         } else {
             // In the background: only the governor and EPP, which change behind everyone's
-            // back; the profile daemon announces its changes, and the rest is read fully
-            // now and then. Nothing is sent when nothing changed.
+            // back, and the limit chain; the profile daemon announces its changes, and the
+            // rest is read fully now and then. Nothing is sent when nothing changed.
             last.as_mut().and_then(|(status, _, _)| {
-                if status.snapshot.refresh_settings(&control.root()) {
+                let root = control.root();
+                let settings_changed = status.snapshot.refresh_settings(&root);
+                if settings_changed {
                     status.refresh_findings();
-                    Some(Ok(Arc::new(status.clone())))
-                } else {
-                    None
                 }
+                let limiter_changed = limits.as_mut().is_some_and(|(watch, _)| {
+                    watch.refresh(&root);
+                    status.read_limits(watch)
+                });
+                (settings_changed || limiter_changed).then(|| Ok(Arc::new(status.clone())))
             })
         };
         if let Some(status) = status {

@@ -9,9 +9,12 @@
 
 #![allow(clippy::expect_used, clippy::panic)]
 
+mod common;
+
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
+use common::cpu_time;
 use pacer_core::sim::{self, SimMachine};
 use pacer_core::{Snapshot, SysRoot};
 
@@ -75,18 +78,4 @@ fn main() {
         distinct.len(),
         reads.len() == distinct.len()
     );
-}
-
-/// This process's CPU time so far, user and system, all threads (`/proc/self/stat` fields 14
-/// and 15, in clock ticks of 10 ms: fine over a thousand runs).
-fn cpu_time() -> Duration {
-    let stat = std::fs::read_to_string("/proc/self/stat").expect("/proc/self/stat reads");
-    let after_command = &stat[stat.rfind(')').expect("a stat line") + 1..];
-    let ticks: u64 = after_command
-        .split_whitespace()
-        .skip(11)
-        .take(2)
-        .map(|field| field.parse::<u64>().expect("a tick count"))
-        .sum();
-    Duration::from_millis(ticks * 10)
 }

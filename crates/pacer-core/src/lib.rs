@@ -8,6 +8,7 @@ pub mod cpuset;
 pub mod findings;
 pub mod history;
 pub mod i18n;
+pub mod limits;
 pub mod machine;
 pub mod managers;
 pub mod profile;

@@ -4,6 +4,7 @@
 
 use crate::findings::{self, Finding, FindingInputs, FindingKind};
 use crate::history::Event;
+use crate::limits::{CoreLimits, LimitWatch};
 use crate::machine::{Snapshot, SnapshotError};
 use crate::managers::{self, PowerManager};
 use crate::profile::{client, ProfileProblem, ProfileReading, ProfileState};
@@ -19,6 +20,8 @@ pub struct Status {
     pub profile_problems: Vec<ProfileProblem>,
     pub managers: Vec<PowerManager>,
     pub findings: Vec<Finding>,
+    /// The limit chain of each core type, once [`Status::read_limits`] worked it out.
+    pub limits: Vec<CoreLimits>,
 }
 
 impl Status {
@@ -42,6 +45,7 @@ impl Status {
             profile_problems: reading.problems,
             managers,
             findings,
+            limits: Vec::new(),
         }
     }
 
@@ -57,6 +61,21 @@ impl Status {
             },
         };
         Ok(Status::assemble(root, snapshot, reading))
+    }
+
+    /// Works out each core type's limit chain from the readings `watch` keeps (the caller
+    /// refreshes it at its own pace). Says whether any core type's limiter changed.
+    pub fn read_limits(&mut self, watch: &mut LimitWatch) -> bool {
+        let limits = watch.limits(&self.snapshot, &[]);
+        let limiters = |limits: &[CoreLimits]| -> Vec<_> {
+            limits
+                .iter()
+                .map(|core| (core.core_type, core.limiter))
+                .collect()
+        };
+        let changed = limiters(&limits) != limiters(&self.limits);
+        self.limits = limits;
+        changed
     }
 
     /// Recomputes the findings after the snapshot or the profile changed.

@@ -19,42 +19,17 @@ use std::os::fd::OwnedFd;
 use rustix::fs::{Mode, OFlags};
 
 use super::{Snapshot, CPUFREQ_DIR};
-use crate::sysfs::SysRoot;
+use crate::sysfs::{KeptFile, SysRoot};
 
 /// How many policies' files stay open between samples (a quarter of the usual soft limit
 /// of 1024 descriptors).
 const KEPT_FILES: usize = 256;
-
-/// The `f_type` of sysfs in `statfs` (`SYSFS_MAGIC`, include/uapi/linux/magic.h).
-const SYSFS_MAGIC: u32 = 0x6265_6572;
 
 /// A policy's directory, and its `scaling_cur_freq` while it is open.
 #[derive(Debug)]
 struct PolicyFile {
     dir: OwnedFd,
     current: Option<KeptFile>,
-}
-
-/// A `scaling_cur_freq` kept open, and whether it is on sysfs.
-#[derive(Debug)]
-struct KeptFile {
-    fd: OwnedFd,
-    on_sysfs: bool,
-}
-
-impl KeptFile {
-    fn open(dir: &OwnedFd) -> Option<KeptFile> {
-        let flags = OFlags::RDONLY | OFlags::CLOEXEC;
-        let fd = rustix::fs::openat(dir, "scaling_cur_freq", flags, Mode::empty()).ok()?;
-        let on_sysfs = rustix::fs::fstatfs(&fd)
-            .is_ok_and(|stat| u32::try_from(stat.f_type) == Ok(SYSFS_MAGIC));
-        Some(KeptFile { fd, on_sysfs })
-    }
-
-    /// Whether the file is still the one under its name (see the module's notes).
-    fn still_named(&self) -> bool {
-        self.on_sysfs || rustix::fs::fstat(&self.fd).is_ok_and(|stat| stat.st_nlink > 0)
-    }
 }
 
 /// Samples the current frequency of a fixed list of CPUs.
@@ -116,12 +91,12 @@ impl FrequencySampler {
         // A file that was replaced (no links left) or could not be read is opened again.
         let file = match policy.current.take().filter(KeptFile::still_named) {
             Some(file) => file,
-            None => KeptFile::open(&policy.dir)?,
+            None => KeptFile::open_at(&policy.dir, "scaling_cur_freq").ok()?,
         };
         // One read from the start: sysfs hands out the whole value at once (a kHz figure
         // and a newline), and so does a simulated machine's file, shorter than the buffer.
         let mut buffer = [0u8; 32];
-        let read = rustix::io::pread(&file.fd, &mut buffer, 0).ok()?;
+        let read = file.read_start(&mut buffer).ok()?;
         if index < KEPT_FILES {
             policy.current = Some(file);
         }
@@ -191,10 +166,10 @@ mod tests {
             let flags = OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC;
             rustix::fs::open(path, flags, Mode::empty()).unwrap()
         };
-        let on_disk = KeptFile::open(&folder(dir.path())).unwrap();
-        assert!(!on_disk.on_sysfs);
+        let on_disk = KeptFile::open_at(&folder(dir.path()), "scaling_cur_freq").unwrap();
+        assert!(!on_disk.on_sysfs());
         assert!(on_disk.still_named());
-        let on_sysfs = KeptFile::open(&folder(&linked)).unwrap();
-        assert!(on_sysfs.on_sysfs, "/sys/kernel/uevent_seqnum is on sysfs");
+        let on_sysfs = KeptFile::open_at(&folder(&linked), "scaling_cur_freq").unwrap();
+        assert!(on_sysfs.on_sysfs(), "/sys/kernel/uevent_seqnum is on sysfs");
     }
 }

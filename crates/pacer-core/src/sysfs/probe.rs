@@ -5,6 +5,7 @@ use std::io;
 use std::str::FromStr;
 
 use super::dir_cache::DirCache;
+use super::kept::KeptFiles;
 use super::problem::{Expected, Problem, ProblemKind};
 use super::root::{ReadError, SysRoot};
 
@@ -114,6 +115,21 @@ impl<'a> Probe<'a> {
             .0
     }
 
+    /// Like [`Probe::value`], read through `kept` (see [`KeptFiles`]).
+    pub fn value_kept<T: FromStr>(
+        &mut self,
+        kept: &mut KeptFiles,
+        rel: &str,
+        need: Need,
+        expected: Expected,
+    ) -> Option<T> {
+        let result = kept.read(self.root, rel);
+        self.use_outcome(rel, need, result, |probe, text| {
+            probe.parse(rel, text, expected)
+        })
+        .0
+    }
+
     /// What `use_text` makes of the file's text (without the kernel's trailing newline),
     /// read into the probe's buffer without a copy; and whether the file exists. A missing
     /// file is reported when `need` says so, a failed read always.
@@ -125,7 +141,21 @@ impl<'a> Probe<'a> {
     ) -> (Option<R>, bool) {
         // Taken out while `use_text` may report problems through `self`.
         let mut buf = std::mem::take(&mut self.buf);
-        let outcome = match self.root.read_in(&mut self.cache, rel, &mut buf) {
+        let result = self.root.read_in(&mut self.cache, rel, &mut buf);
+        let outcome = self.use_outcome(rel, need, result, use_text);
+        self.buf = buf;
+        outcome
+    }
+
+    /// What `use_text` makes of a read's text, or the problem of a failed read.
+    fn use_outcome<R>(
+        &mut self,
+        rel: &str,
+        need: Need,
+        result: Result<&str, ReadError>,
+        use_text: impl FnOnce(&mut Self, &str) -> Option<R>,
+    ) -> (Option<R>, bool) {
+        match result {
             Ok(text) => (
                 use_text(self, text.strip_suffix('\n').unwrap_or(text)),
                 true,
@@ -140,9 +170,7 @@ impl<'a> Probe<'a> {
                 self.report_io(rel, &error);
                 (None, true)
             }
-        };
-        self.buf = buf;
-        outcome
+        }
     }
 
     /// A space-separated list (governors, EPP values), tolerating the trailing space the

@@ -63,14 +63,15 @@ impl SysRoot {
 
     /// Reads a whole file as text.
     pub fn read_text(&self, rel: &str) -> Result<String, ReadError> {
-        self.log(rel);
+        self.note_read(rel);
         let mut buf = Vec::new();
         let len = read_to(File::open(self.path(rel))?, &mut buf, ONE_OFF_BYTES)?;
         buf.truncate(len);
         String::from_utf8(buf).map_err(|_| not_text())
     }
 
-    fn log(&self, rel: &str) {
+    /// Records a read of `rel` where a log was asked for.
+    pub(super) fn note_read(&self, rel: &str) {
         if let Some(log) = &self.read_log {
             if let Ok(mut log) = log.lock() {
                 log.push(self.path(rel));
@@ -85,7 +86,7 @@ impl SysRoot {
         rel: &str,
         buf: &'b mut Vec<u8>,
     ) -> Result<&'b str, ReadError> {
-        self.log(rel);
+        self.note_read(rel);
         let rel = rel.trim_start_matches('/');
         let file = match cache.open(&self.root, rel) {
             Some(opened) => opened?,

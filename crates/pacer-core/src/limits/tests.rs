@@ -1,0 +1,285 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+//! The chain on a simulated Alder Lake laptop, its files changed by hand as the kernel would
+//! change them: each link holding in turn, and each file read once per refresh.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+
+use super::*;
+use crate::machine::Snapshot;
+use crate::sim::SimDir;
+use crate::sysfs::SysRoot;
+use crate::values::{CoreType, Khz};
+
+const CPU: &str = "sys/devices/system/cpu";
+
+/// Writes `text` to `rel` under `root`, making the file and its folders where needed and
+/// writable where the simulated machine made it read-only.
+fn put(root: &Path, rel: &str, text: &str) {
+    let path = root.join(rel);
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    if path.exists() {
+        fs::set_permissions(&path, fs::Permissions::from_mode(0o644)).unwrap();
+    }
+    fs::write(&path, text).unwrap();
+}
+
+fn laptop() -> (tempfile::TempDir, SysRoot) {
+    let dir = tempfile::tempdir().unwrap();
+    let sim = SimDir::open_or_create(dir.path(), "intel-hybrid").unwrap();
+    let root = SysRoot::new(sim.root());
+    (dir, root)
+}
+
+/// The chain after `readings` refreshes, with `asked` maxima from before a sleep.
+fn chain(root: &SysRoot, readings: usize, asked: &[(u32, Khz)]) -> Vec<CoreLimits> {
+    let snapshot = Snapshot::read(root).unwrap();
+    let mut watch = LimitWatch::new(root, &snapshot);
+    for _ in 0..readings {
+        watch.refresh(root);
+    }
+    watch.limits(&snapshot, asked)
+}
+
+fn of(limits: &[CoreLimits], core_type: CoreType) -> &CoreLimits {
+    limits
+        .iter()
+        .find(|limits| limits.core_type == Some(core_type))
+        .unwrap()
+}
+
+/// Gives every CPU a package (0) and an ACPI processor cooling device at `state` of 10.
+fn processor_cooling(root: &Path, cpus: u32, state: u32) {
+    for cpu in 0..cpus {
+        put(
+            root,
+            &format!("{CPU}/cpu{cpu}/topology/physical_package_id"),
+            "0\n",
+        );
+        let device = format!("sys/class/thermal/cooling_device{cpu}");
+        put(root, &format!("{device}/type"), "Processor\n");
+        put(root, &format!("{device}/cur_state"), &format!("{state}\n"));
+        put(root, &format!("{device}/max_state"), "10\n");
+        let acpi = format!("sys/devices/LNXSYSTM:00/LNXCPU:{cpu:02}");
+        fs::create_dir_all(root.join(&acpi)).unwrap();
+        std::os::unix::fs::symlink(
+            root.join(format!("{CPU}/cpu{cpu}")),
+            root.join(format!("{acpi}/physical_node")),
+        )
+        .unwrap();
+        std::os::unix::fs::symlink(root.join(&acpi), root.join(format!("{device}/device")))
+            .unwrap();
+    }
+}
+
+#[test]
+fn a_laptop_as_it_comes_is_held_by_nothing() {
+    let (_dir, root) = laptop();
+    let limits = chain(&root, 2, &[]);
+    assert_eq!(limits.len(), 2, "P-cores and E-cores: {limits:#?}");
+    for core in &limits {
+        assert_eq!(core.limiter, Limiter::None, "{core:#?}");
+        assert!(core.held_policies.is_empty());
+        assert!(core.delivered_khz.is_some());
+        assert_eq!(core.delivered_source, Some("cpuinfo_avg_freq"));
+    }
+    assert_eq!(
+        of(&limits, CoreType::Performance).hardware_max_khz,
+        Some(Khz(4_700_000))
+    );
+    assert_eq!(
+        of(&limits, CoreType::Efficiency).requested_khz,
+        Some(Khz(3_400_000))
+    );
+}
+
+#[test]
+fn a_lowered_maximum_is_the_settings_and_after_a_sleep_the_platform() {
+    let (_dir, root) = laptop();
+    for policy in 0..8 {
+        put(
+            root.root(),
+            &format!("{CPU}/cpufreq/policy{policy}/scaling_max_freq"),
+            "400000\n",
+        );
+    }
+    let limits = chain(&root, 1, &[]);
+    let p_cores = of(&limits, CoreType::Performance);
+    assert_eq!(p_cores.limiter, Limiter::Settings);
+    assert_eq!(p_cores.ceiling_khz, Some(Khz(400_000)));
+    assert_eq!(of(&limits, CoreType::Efficiency).limiter, Limiter::None);
+
+    // The helper saw 4.7 GHz before the sleep on half of them: a clamp, not a choice.
+    let asked: Vec<(u32, Khz)> = (0..4).map(|policy| (policy, Khz(4_700_000))).collect();
+    let limits = chain(&root, 1, &asked);
+    let p_cores = of(&limits, CoreType::Performance);
+    assert_eq!(p_cores.limiter, Limiter::Platform, "{p_cores:#?}");
+    assert_eq!(p_cores.held_policies, vec![0, 1, 2, 3]);
+    assert_eq!(p_cores.platform.clamped_max_khz, Some(Khz(400_000)));
+    assert_eq!(p_cores.settings.asked_max_khz, Some(Khz(4_700_000)));
+}
+
+#[test]
+fn turbo_off_holds_at_the_base_frequency() {
+    let (_dir, root) = laptop();
+    put(root.root(), &format!("{CPU}/intel_pstate/no_turbo"), "1\n");
+    let limits = chain(&root, 1, &[]);
+    let p_cores = of(&limits, CoreType::Performance);
+    assert_eq!(p_cores.limiter, Limiter::Firmware);
+    assert_eq!(p_cores.firmware.boost, Some(false));
+    assert_eq!(p_cores.ceiling_khz, Some(Khz(2_100_000)));
+    assert_eq!(
+        of(&limits, CoreType::Efficiency).ceiling_khz,
+        Some(Khz(1_500_000))
+    );
+}
+
+#[test]
+fn a_processor_cooling_state_holds_the_whole_package() {
+    let (_dir, root) = laptop();
+    processor_cooling(root.root(), 16, 3);
+    put(
+        root.root(),
+        "sys/class/thermal/cooling_device20/type",
+        "Fan\n",
+    );
+    let limits = chain(&root, 1, &[]);
+    let e_cores = of(&limits, CoreType::Efficiency);
+    assert_eq!(e_cores.limiter, Limiter::Thermal, "{e_cores:#?}");
+    // Three steps of 20 %: 40 % of 3.4 GHz.
+    assert_eq!(e_cores.ceiling_khz, Some(Khz(1_360_000)));
+    assert_eq!(
+        e_cores.thermal.cooling.len(),
+        16,
+        "one per CPU of the package"
+    );
+    assert_eq!(e_cores.thermal.cooling[0].max_state, 10);
+    assert_eq!(
+        of(&limits, CoreType::Performance).ceiling_khz,
+        Some(Khz(1_880_000))
+    );
+
+    // Turbo off as well: the lower ceiling, the thermal one, still names the limiter.
+    put(root.root(), &format!("{CPU}/intel_pstate/no_turbo"), "1\n");
+    assert_eq!(
+        of(&chain(&root, 1, &[]), CoreType::Efficiency).limiter,
+        Limiter::Thermal
+    );
+}
+
+#[test]
+fn rising_throttle_counters_hold_at_what_the_cores_deliver() {
+    let (_dir, root) = laptop();
+    let counter = |cpu: u32, name: &str| format!("{CPU}/cpu{cpu}/thermal_throttle/{name}");
+    for cpu in 0..16 {
+        put(
+            root.root(),
+            &format!("{CPU}/cpu{cpu}/topology/physical_package_id"),
+            "0\n",
+        );
+        put(root.root(), &counter(cpu, "core_throttle_count"), "5\n");
+        put(root.root(), &counter(cpu, "package_throttle_count"), "0\n");
+    }
+    let snapshot = Snapshot::read(&root).unwrap();
+    let mut watch = LimitWatch::new(&root, &snapshot);
+    watch.refresh(&root);
+    watch.refresh(&root);
+    let still = watch.limits(&snapshot, &[]);
+    assert!(
+        still.iter().all(|core| core.limiter == Limiter::None),
+        "{still:#?}"
+    );
+    // The E-cores ran hot between two readings.
+    for cpu in 8..16 {
+        put(root.root(), &counter(cpu, "core_throttle_count"), "9\n");
+    }
+    watch.refresh(&root);
+    let limits = watch.limits(&snapshot, &[]);
+    let e_cores = of(&limits, CoreType::Efficiency);
+    assert_eq!(e_cores.limiter, Limiter::Thermal);
+    assert_eq!(e_cores.thermal.throttle_events, Some(32));
+    assert_eq!(
+        e_cores.ceiling_khz,
+        e_cores.delivered_khz.map(|_| e_cores.ceiling_khz.unwrap())
+    );
+    assert!(e_cores.since.is_some(), "the watch saw it begin");
+    assert_eq!(of(&limits, CoreType::Performance).limiter, Limiter::None);
+}
+
+#[test]
+fn a_power_limit_holds_when_the_package_draws_it() {
+    let (_dir, root) = laptop();
+    let zone = "sys/class/powercap/intel-rapl:0";
+    put(
+        root.root(),
+        &format!("{zone}/constraint_0_name"),
+        "long_term\n",
+    );
+    put(
+        root.root(),
+        &format!("{zone}/constraint_0_power_limit_uw"),
+        "8000000\n",
+    );
+    put(
+        root.root(),
+        &format!("{zone}/constraint_0_max_power_uw"),
+        "28000000\n",
+    );
+    put(
+        root.root(),
+        &format!("{zone}/constraint_1_name"),
+        "short_term\n",
+    );
+    put(
+        root.root(),
+        &format!("{zone}/constraint_1_power_limit_uw"),
+        "64000000\n",
+    );
+    let snapshot = Snapshot::read(&root).unwrap();
+    let mut reader = LimitReader::new(&root, &snapshot);
+    let files = reader.power.as_ref().expect("the package zone");
+    let at = |energy_uj: u64| power::PowerReading {
+        long_term_uw: Some(8_000_000),
+        short_term_uw: Some(64_000_000),
+        energy_uj: Some(energy_uj),
+        energy_denied: false,
+    };
+    // 7.6 J in a second: 95 % of the 8 W limit.
+    let link = files.link(&at(1_000_000), &at(8_600_000), 1.0);
+    assert!(link.lowered && link.holds, "{link:#?}");
+    assert_eq!(link.drawn_uw, Some(7_600_000));
+    assert_eq!(link.long_term_default_uw, Some(28_000_000));
+    // Half the limit: lowered, but not what holds the cores.
+    let link = files.link(&at(1_000_000), &at(5_000_000), 1.0);
+    assert!(link.lowered && !link.holds);
+    let read = reader.read(&root);
+    assert_eq!(read.power.unwrap().long_term_uw, Some(8_000_000));
+}
+
+#[test]
+fn each_file_is_read_once_per_refresh_on_a_wide_machine() {
+    let dir = tempfile::tempdir().unwrap();
+    let sim = SimDir::open_or_create(dir.path(), "server-256").unwrap();
+    let root = SysRoot::with_read_log(sim.root());
+    let snapshot = Snapshot::read(&root).unwrap();
+    let mut reader = LimitReader::new(&root, &snapshot);
+    let before = root.reads().len();
+    let reading = reader.read(&root);
+    let reads = &root.reads()[before..];
+    let mut unique = reads.to_vec();
+    unique.sort();
+    unique.dedup();
+    assert_eq!(
+        unique.len(),
+        reads.len(),
+        "a file read twice in one refresh"
+    );
+    // Per policy its maximum, its driver's maximum and what it delivers; boost, and the
+    // package's energy (AMD's RAPL has no limits to read).
+    assert_eq!(reads.len(), 256 * 3 + 2, "{:?}", &reads[reads.len() - 2..]);
+    assert_eq!(reading.policies.len(), 256);
+    assert!(reading.problems.is_empty(), "{:?}", reading.problems);
+}
