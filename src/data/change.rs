@@ -85,7 +85,7 @@ impl Change {
                 steps
             }
             FixAction::EnableEas => vec![Change::Eas(true)],
-            FixAction::StopManagers { .. } => Vec::new(),
+            FixAction::StopManagers { .. } | FixAction::Advice => Vec::new(),
         }
     }
 

@@ -34,6 +34,8 @@ pub fn headline(finding: &Finding, profile: Option<&str>) -> String {
         (FindingKind::ChangedAcrossSuspend, _) => {
             gettext("A setting changed while the computer slept")
         }
+        (FindingKind::ThermalLimit, _) => gettext("The processor is slowed down by heat"),
+        (FindingKind::PowerLimitLowered, _) => gettext("The power limit is below its default"),
     }
 }
 
@@ -82,6 +84,8 @@ mod tests {
             FindingKind::TurboDisabled,
             FindingKind::EasBlocked,
             FindingKind::ChangedAcrossSuspend,
+            FindingKind::ThermalLimit,
+            FindingKind::PowerLimitLowered,
         ];
         for kind in kinds {
             for profile in [None, Some("balanced")] {

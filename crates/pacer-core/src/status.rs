@@ -2,7 +2,7 @@
 //! Everything `pacerctl status` and the window show at once: the machine, the profile
 //! daemon, other power managers, and the findings that follow from them.
 
-use crate::findings::{self, Finding, FindingInputs, FindingKind};
+use crate::findings::{self, limit_findings, Finding, FindingInputs, FindingKind};
 use crate::history::Event;
 use crate::limits::{CoreLimits, LimitWatch};
 use crate::machine::{Snapshot, SnapshotError};
@@ -64,7 +64,8 @@ impl Status {
     }
 
     /// Works out each core type's limit chain from the readings `watch` keeps (the caller
-    /// refreshes it at its own pace). Says whether any core type's limiter changed.
+    /// refreshes it at its own pace), and the findings it calls for in place of those of an
+    /// earlier chain. Says whether any core type's limiter changed.
     pub fn read_limits(&mut self, watch: &mut LimitWatch) -> bool {
         let limits = watch.limits(&self.snapshot, &[]);
         let limiters = |limits: &[CoreLimits]| -> Vec<_> {
@@ -74,6 +75,15 @@ impl Status {
                 .collect()
         };
         let changed = limiters(&limits) != limiters(&self.limits);
+        self.findings.retain(|finding| {
+            !matches!(
+                finding.kind,
+                FindingKind::ThermalLimit | FindingKind::PowerLimitLowered
+            )
+        });
+        self.findings.extend(limit_findings(&limits));
+        self.findings
+            .sort_by_key(|finding| (finding.severity, finding.kind));
         self.limits = limits;
         changed
     }

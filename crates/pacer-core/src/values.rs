@@ -17,6 +17,18 @@ impl Khz {
     pub fn mhz(self) -> u32 {
         self.0 / 1000 + u32::from(self.0 % 1000 >= 500)
     }
+
+    /// "1.36 GHz" to the nearest 10 MHz, or "400 MHz" below a gigahertz: as people say it.
+    pub fn words(self) -> String {
+        use crate::i18n::{fill, gettext};
+        let mhz = self.mhz();
+        if mhz < 1000 {
+            return fill(gettext("{mhz} MHz"), &[("mhz", &mhz)]);
+        }
+        let ghz = format!("{:.2}", f64::from(mhz) / 1000.0);
+        let ghz = ghz.trim_end_matches('0').trim_end_matches('.');
+        fill(gettext("{ghz} GHz"), &[("ghz", &ghz)])
+    }
 }
 
 impl FromStr for Khz {

@@ -136,7 +136,9 @@ fn settings_of(kind: FindingKind) -> &'static [Setting] {
         FindingKind::TurboDisabled => &[Setting::Boost, Setting::NoTurbo],
         FindingKind::EasBlocked => &[Setting::Eas, Setting::Governor],
         FindingKind::ChangedAcrossSuspend => &[Setting::Epp, Setting::Governor],
-        FindingKind::CompetingPowerManagers => &[],
+        FindingKind::CompetingPowerManagers
+        | FindingKind::ThermalLimit
+        | FindingKind::PowerLimitLowered => &[],
     }
 }
 

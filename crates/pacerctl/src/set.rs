@@ -227,6 +227,12 @@ pub async fn fix(root: &SysRoot, dry_run: bool, session: bool) -> anyhow::Result
                     gettext("Pacer does not stop other services itself: run the command above")
                 );
             }
+            FixAction::Advice => {
+                println!(
+                    "{}",
+                    gettext("Nothing for Pacer to change: this one is up to you")
+                );
+            }
         }
     }
     Ok(())

@@ -19,6 +19,10 @@ pub enum FindingKind {
     EasBlocked,
     /// A setting found changed when the machine woke from sleep (`crate::suspend`).
     ChangedAcrossSuspend,
+    /// A thermal limit holds cores back (`limit_rules`).
+    ThermalLimit,
+    /// The package's long-term power limit is below its default (`limit_rules`).
+    PowerLimitLowered,
 }
 
 /// Most severe first.
@@ -58,6 +62,9 @@ pub enum FixAction {
         policies: Vec<u32>,
     },
     EnableEas,
+    /// Nothing Pacer can set: the description says what to do, and the command where
+    /// there is one.
+    Advice,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

@@ -9,11 +9,13 @@
 
 mod finding;
 mod group;
+mod limit_rules;
 mod machine_rules;
 mod profile_rules;
 
 pub use self::finding::{Finding, FindingKind, Fix, FixAction, Severity};
 pub(crate) use self::group::{set, sysfs_command};
+pub use self::limit_rules::limit_findings;
 
 use crate::machine::{Policy, Snapshot};
 use crate::managers::PowerManager;

@@ -50,6 +50,8 @@ pub struct PowerReading {
 pub struct PowerLink {
     /// `intel-rapl:0`, where a package zone exists.
     pub zone: Option<String>,
+    /// The long-term limit's file (`sys/class/powercap/intel-rapl:0/constraint_0_power_limit_uw`).
+    pub long_term_file: Option<String>,
     pub long_term_uw: Option<u64>,
     pub long_term_default_uw: Option<u64>,
     pub short_term_uw: Option<u64>,
@@ -167,6 +169,13 @@ impl PowerFiles {
             );
         PowerLink {
             zone: Some(self.zone.clone()),
+            long_term_file: self.long_term.map(|constraint| {
+                let index = constraint.index;
+                format!(
+                    "{POWERCAP_DIR}/{}/constraint_{index}_power_limit_uw",
+                    self.zone
+                )
+            }),
             long_term_uw: last.long_term_uw,
             long_term_default_uw: default,
             short_term_uw: last.short_term_uw,

@@ -61,7 +61,6 @@ fn processor_cooling(root: &Path, cpus: u32, state: u32) {
         );
         let device = format!("sys/class/thermal/cooling_device{cpu}");
         put(root, &format!("{device}/type"), "Processor\n");
-        put(root, &format!("{device}/cur_state"), &format!("{state}\n"));
         put(root, &format!("{device}/max_state"), "10\n");
         let acpi = format!("sys/devices/LNXSYSTM:00/LNXCPU:{cpu:02}");
         fs::create_dir_all(root.join(&acpi)).unwrap();
@@ -73,6 +72,7 @@ fn processor_cooling(root: &Path, cpus: u32, state: u32) {
         std::os::unix::fs::symlink(root.join(&acpi), root.join(format!("{device}/device")))
             .unwrap();
     }
+    processor_cooling_state(root, cpus, state);
 }
 
 #[test]
@@ -282,4 +282,95 @@ fn each_file_is_read_once_per_refresh_on_a_wide_machine() {
     assert_eq!(reads.len(), 256 * 3 + 2, "{:?}", &reads[reads.len() - 2..]);
     assert_eq!(reading.policies.len(), 256);
     assert!(reading.problems.is_empty(), "{:?}", reading.problems);
+}
+
+#[test]
+fn a_thermal_limit_and_a_lowered_power_limit_are_findings() {
+    use crate::findings::{FindingKind, FixAction, Severity};
+    use crate::profile::ProfileReading;
+    use crate::status::Status;
+
+    let (_dir, root) = laptop();
+    processor_cooling(root.root(), 16, 3);
+    let zone = "sys/class/powercap/intel-rapl:0";
+    put(
+        root.root(),
+        &format!("{zone}/constraint_0_name"),
+        "long_term\n",
+    );
+    put(
+        root.root(),
+        &format!("{zone}/constraint_0_power_limit_uw"),
+        "8000000\n",
+    );
+    put(
+        root.root(),
+        &format!("{zone}/constraint_0_max_power_uw"),
+        "28000000\n",
+    );
+    let snapshot = Snapshot::read(&root).unwrap();
+    let mut watch = LimitWatch::new(&root, &snapshot);
+    watch.refresh(&root);
+    let mut status = Status::assemble(&root, snapshot, ProfileReading::default());
+    assert!(
+        status.read_limits(&mut watch),
+        "the limiters changed from none known"
+    );
+
+    let thermal = status
+        .findings
+        .iter()
+        .find(|finding| finding.kind == FindingKind::ThermalLimit)
+        .expect("a thermal finding");
+    assert_eq!(thermal.severity, Severity::Warning);
+    assert_eq!(thermal.policies, (0..16).collect::<Vec<_>>());
+    assert!(
+        thermal.summary.contains("cooling state 3 of 10"),
+        "{}",
+        thermal.summary
+    );
+    assert_eq!(thermal.fix.action, FixAction::Advice);
+
+    let power = status
+        .findings
+        .iter()
+        .find(|finding| finding.kind == FindingKind::PowerLimitLowered)
+        .expect("a power-limit finding");
+    // The package draws nothing in a still simulation: lowered, not holding.
+    assert_eq!(power.severity, Severity::Info);
+    assert_eq!(
+        power.summary,
+        "The long-term power limit is 8 W, below its default of 28 W"
+    );
+    assert_eq!(
+        power.fix.command.as_deref(),
+        Some(
+            "echo 28000000 | sudo tee /sys/class/powercap/intel-rapl:0/constraint_0_power_limit_uw"
+        )
+    );
+
+    // Cooled down and set back: both go, and nothing is left from the earlier chain.
+    processor_cooling_state(root.root(), 16, 0);
+    put(
+        root.root(),
+        &format!("{zone}/constraint_0_power_limit_uw"),
+        "28000000\n",
+    );
+    watch.refresh(&root);
+    status.read_limits(&mut watch);
+    assert!(
+        status.findings.iter().all(|finding| !matches!(
+            finding.kind,
+            FindingKind::ThermalLimit | FindingKind::PowerLimitLowered
+        )),
+        "{:#?}",
+        status.findings
+    );
+}
+
+fn processor_cooling_state(root: &Path, cpus: u32, state: u32) {
+    for cpu in 0..cpus {
+        let file = format!("sys/class/thermal/cooling_device{cpu}/cur_state");
+        put(root, &file, &format!("{state}\n"));
+    }
 }
