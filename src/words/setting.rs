@@ -9,7 +9,8 @@ use pacer_core::machine::{Eas, EasReason};
 use pacer_core::values::{DriverMode, Epp, Governor};
 
 /// An energy-performance preference in words; a raw number, as the kernel prints one it has
-/// no name for, stays a number.
+/// no name for, stays a number, with the name it is nearest to (on intel_pstate's generic
+/// numbers, which amd-pstate shares but for one: the words do not know the driver).
 pub fn epp_label(epp: Epp) -> String {
     match epp {
         Epp::Default => gettext("Firmware default"),
@@ -17,7 +18,13 @@ pub fn epp_label(epp: Epp) -> String {
         Epp::BalancePerformance => gettext("Balanced performance"),
         Epp::BalancePower => gettext("Balanced power saving"),
         Epp::Power => gettext("Power saving"),
-        Epp::Raw(value) => fill(gettext("Level {value}"), &[("value", &value.to_string())]),
+        Epp::Raw(value) => fill(
+            gettext("Level {value}, near {name}"),
+            &[
+                ("value", &value.to_string()),
+                ("name", &epp_label(Epp::nearest_name(value, None))),
+            ],
+        ),
     }
 }
 
@@ -157,7 +164,10 @@ mod tests {
             governor_label(&Governor::powersave()),
             "Power saving governor"
         );
-        assert_eq!(epp_label(Epp::Raw(96)), "Level 96");
+        assert_eq!(
+            epp_label(Epp::Raw(96)),
+            "Level 96, near Balanced performance"
+        );
         assert_eq!(with_token("powersave"), "Kernel value: powersave");
     }
 

@@ -117,6 +117,31 @@ impl FromStr for Epp {
     }
 }
 
+impl Epp {
+    /// The named preference whose number is closest to `raw` (`docs/kernel.md` 9.2): on
+    /// `driver`'s table where its name is given (amd-pstate's balance_power is 191), on
+    /// intel_pstate's generic one otherwise; at equal distance, the one towards performance.
+    /// A model may number its names differently (intel_pstate's overrides, 2.2), so this is
+    /// a guide to what a number is near, not what the kernel would print.
+    pub fn nearest_name(raw: u8, driver: Option<&str>) -> Epp {
+        let balance_power = if driver.is_some_and(|name| name.starts_with("amd-pstate")) {
+            191
+        } else {
+            192
+        };
+        let table = [
+            (Epp::Performance, 0u8),
+            (Epp::BalancePerformance, 128),
+            (Epp::BalancePower, balance_power),
+            (Epp::Power, 255),
+        ];
+        table
+            .into_iter()
+            .min_by_key(|(_, number)| raw.abs_diff(*number))
+            .map_or(Epp::Performance, |(name, _)| name)
+    }
+}
+
 impl fmt::Display for Epp {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.as_kernel_str())
@@ -397,6 +422,25 @@ mod tests {
         assert_eq!("128".parse(), Ok(Epp::Raw(128)));
         assert_eq!("0".parse(), Ok(Epp::Raw(0)));
         assert_eq!("255".parse(), Ok(Epp::Raw(255)));
+    }
+
+    #[test]
+    fn a_raw_epp_is_near_the_closest_name_on_its_driver() {
+        assert_eq!(
+            Epp::nearest_name(100, Some("intel_pstate")),
+            Epp::BalancePerformance
+        );
+        // 32 either way: towards performance.
+        assert_eq!(
+            Epp::nearest_name(160, Some("intel_pstate")),
+            Epp::BalancePerformance
+        );
+        assert_eq!(
+            Epp::nearest_name(160, Some("amd-pstate-epp")),
+            Epp::BalancePower
+        );
+        assert_eq!(Epp::nearest_name(0, None), Epp::Performance);
+        assert_eq!(Epp::nearest_name(250, None), Epp::Power);
         for bad in [
             "256",
             "-1",

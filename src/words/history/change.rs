@@ -91,7 +91,7 @@ fn energy_bias(epb: Epb) -> String {
         6 => gettext("Normal"),
         8 => epp_label(Epp::BalancePower),
         15 => epp_label(Epp::Power),
-        level => epp_label(Epp::Raw(level)),
+        level => fill(gettext("Level {value}"), &[("value", &level)]),
     }
 }
 

@@ -48,18 +48,24 @@ pub fn evaluate(inputs: FindingInputs<'_>) -> Vec<Finding> {
         &expectation,
         Some((_, Ok(expected))) if expected.governor.as_ref().is_some_and(|g| g.is(Governor::PERFORMANCE))
     );
-    let forced = if daemon_sets_performance {
+    // Where the kernel sets EPP itself (amd-pstate's dynamic EPP, `docs/kernel.md` 9.1), the
+    // EPP is neither the daemon's to set nor anyone else's to fix: no EPP rule applies.
+    let epp_rules = !snapshot.driver.kernel_sets_epp();
+    let forced = if daemon_sets_performance || !epp_rules {
         Vec::new()
     } else {
         forced_by_governor(snapshot, inputs.profile, &mut findings)
     };
     match &expectation {
         Some((profile, Ok(expected))) => {
-            epp_mismatch(snapshot, &active, &forced, profile, expected, &mut findings);
+            if epp_rules {
+                epp_mismatch(snapshot, &active, &forced, profile, expected, &mut findings);
+            }
             governor_mismatch(snapshot, &active, &forced, profile, expected, &mut findings);
         }
-        Some((_, Err(why))) => mixed_epp(&active, &forced, Some(why), &mut findings),
-        None => mixed_epp(&active, &forced, None, &mut findings),
+        Some((_, Err(why))) if epp_rules => mixed_epp(&active, &forced, Some(why), &mut findings),
+        None if epp_rules => mixed_epp(&active, &forced, None, &mut findings),
+        Some((_, Err(_))) | None => {}
     }
     competing_managers(inputs.managers, inputs.profile, &mut findings);
     turbo_disabled(snapshot, inputs.profile, &mut findings);

@@ -36,9 +36,19 @@ pub struct Driver {
     pub mode: Option<DriverMode>,
     /// Turbo/boost allowed: `!intel_pstate/no_turbo`, or `cpufreq/boost`.
     pub boost: Option<bool>,
+    /// amd-pstate's dynamic EPP (`amd_pstate/dynamic_epp`, 7.1): the kernel sets each
+    /// policy's EPP itself and refuses others' writes (`docs/kernel.md` 9.1). `None` where
+    /// the file does not exist.
+    pub dynamic_epp: Option<bool>,
 }
 
 impl Driver {
+    /// Whether the kernel sets EPP itself here (amd-pstate's dynamic EPP), so that nobody
+    /// else can.
+    pub fn kernel_sets_epp(&self) -> bool {
+        self.dynamic_epp == Some(true)
+    }
+
     /// Drivers that choose frequencies themselves and offer only the `performance` and
     /// `powersave` "governors" (`setpolicy` drivers).
     pub fn is_setpolicy(&self) -> bool {
@@ -335,5 +345,25 @@ fn read_driver(probe: &mut Probe<'_>, policies: &[Policy]) -> Driver {
             )
             .map(|flag| flag.0)
     };
-    Driver { name, mode, boost }
+    let dynamic_epp = name
+        .as_deref()
+        .is_some_and(|name| name.starts_with("amd-pstate"))
+        .then(|| {
+            let file = format!("{CPU_DIR}/amd_pstate/dynamic_epp");
+            match probe.text(&file, Need::Optional)?.as_str() {
+                "enabled" => Some(true),
+                "disabled" => Some(false),
+                other => {
+                    probe.garbled(&file, other, Expected::Switch);
+                    None
+                }
+            }
+        })
+        .flatten();
+    Driver {
+        name,
+        mode,
+        boost,
+        dynamic_epp,
+    }
 }

@@ -141,6 +141,7 @@ mod tests {
             name: Some("intel_pstate".into()),
             mode: Some(DriverMode::Active),
             boost: Some(true),
+            dynamic_epp: None,
         }
     }
 
@@ -332,6 +333,7 @@ mod tests {
             name: Some("amd-pstate".into()),
             mode: Some(DriverMode::Passive),
             boost: None,
+            dynamic_epp: None,
         };
         let amd = state(
             DaemonKind::PowerProfilesDaemon,

@@ -20,6 +20,8 @@ pub enum Expected {
     Epp,
     EppList,
     Flag,
+    /// `enabled` or `disabled`.
+    Switch,
     Epb,
     DriverStatus,
     EasSysctl,
@@ -37,6 +39,7 @@ impl fmt::Display for Expected {
             Expected::Epp => gettext("an energy-performance preference"),
             Expected::EppList => gettext("a list of energy-performance preferences"),
             Expected::Flag => gettext("0 or 1"),
+            Expected::Switch => gettext("enabled or disabled"),
             Expected::Epb => gettext("an energy-performance bias from 0 to 15"),
             Expected::DriverStatus => gettext("a driver status"),
             Expected::EasSysctl => gettext("0, 1 or nothing"),
