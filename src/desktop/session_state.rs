@@ -5,6 +5,7 @@
 //! value at the edge ([`SessionState::property`]).
 
 use pacer_core::findings::{Finding, FixAction, Severity};
+use pacer_core::limits::Limiter;
 use pacer_core::machine::Snapshot;
 use pacer_core::profile::daemon::Hold;
 use pacer_core::profile::DaemonKind;
@@ -16,6 +17,7 @@ use crate::data::change::{offered_fix, Change};
 use crate::data::request::{Page, Request};
 use crate::widgets::plot::TypeSummary;
 use crate::words::finding::headline;
+use crate::words::limits::limiter_line;
 use crate::words::setting::{epp_label, governor_label};
 use crate::words::why::{why, with_why};
 
@@ -47,6 +49,15 @@ pub struct FindingState {
     pub fix: Option<FixAction>,
 }
 
+/// What holds one core type's CPUs back, as the bus shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LimitState {
+    pub core_type: Option<CoreType>,
+    pub limiter: Limiter,
+    /// The verdict in one line of plain words ([`limiter_line`]).
+    pub line: String,
+}
+
 /// Everything `State1` shows.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct SessionState {
@@ -59,6 +70,8 @@ pub struct SessionState {
     /// Per core type, the latest median frequency.
     pub frequencies: Vec<(Option<CoreType>, Option<u32>)>,
     pub findings: Vec<FindingState>,
+    /// Per core type, in the chain's order, what holds it back.
+    pub limits: Vec<LimitState>,
     pub measuring: bool,
 }
 
@@ -145,6 +158,15 @@ impl SessionState {
                     fix: offered_fix(finding, helper_present).cloned(),
                 })
                 .collect(),
+            limits: status
+                .limits
+                .iter()
+                .map(|core| LimitState {
+                    core_type: core.core_type,
+                    limiter: core.limiter,
+                    line: limiter_line(core),
+                })
+                .collect(),
             measuring: previous.measuring,
         }
     }
@@ -183,6 +205,18 @@ impl SessionState {
                 .frequencies
                 .iter()
                 .map(|&(kind, khz)| (core_type_name(kind), khz.unwrap_or(0)))
+                .collect::<Vec<_>>()
+                .to_variant(),
+            "Limits" => self
+                .limits
+                .iter()
+                .map(|limit| {
+                    (
+                        core_type_name(limit.core_type),
+                        limit.limiter.as_str().to_owned(),
+                        limit.line.clone(),
+                    )
+                })
                 .collect::<Vec<_>>()
                 .to_variant(),
             "Findings" => self

@@ -144,3 +144,24 @@ fn what_polkit_allowed_goes_on_only_while_the_state_still_gives_it() {
         Err(Refusal::NotFixable("epp-mismatch@4".into()))
     );
 }
+
+#[test]
+fn limits_give_each_core_types_limiter_beside_its_line() {
+    let no_turbo = "sys/devices/system/cpu/intel_pstate/no_turbo";
+    let state = |writes: &[(&str, &str)]| {
+        let status = crate::testing::simulated_status("intel-hybrid", writes);
+        SessionState::of(&status, true, &SessionState::default())
+    };
+    let print = |state: &SessionState| state.property("Limits").unwrap().print(false).to_string();
+    assert_eq!(
+        print(&state(&[])),
+        "[('performance', 'none', 'Performance cores: nothing holds them back'), \
+         ('efficiency', 'none', 'Efficiency cores: nothing holds them back')]"
+    );
+    // Turbo switched off: the firmware holds each core type at its base frequency.
+    assert_eq!(
+        print(&state(&[(no_turbo, "1")])),
+        "[('performance', 'firmware', 'Performance cores held at 2.1 GHz: turbo boost is off'), \
+         ('efficiency', 'firmware', 'Efficiency cores held at 1.5 GHz: turbo boost is off')]"
+    );
+}
