@@ -9,6 +9,7 @@ use std::sync::mpsc;
 use std::sync::OnceLock;
 
 use pacer_core::history::{Event, Setting, Source, Writer};
+use pacer_core::limits::LimitWatch;
 use pacer_core::profile::ProfileReading;
 use pacer_core::sim::{SimDir, SimMachine};
 use pacer_core::status::Status;
@@ -18,7 +19,7 @@ use pacer_measure::report;
 use relm4::gtk::{self, glib};
 
 /// The status of the simulated `model` after `writes` (path from `/`, value) went through
-/// the kernel's rules.
+/// the kernel's rules, with its limit chain from one reading.
 pub fn simulated_status(model: &str, writes: &[(&str, &str)]) -> Status {
     let dir = tempfile::tempdir().unwrap();
     let sim = SimDir::open_or_create(dir.path(), model).unwrap();
@@ -26,11 +27,15 @@ pub fn simulated_status(model: &str, writes: &[(&str, &str)]) -> Status {
         sim.write(path, value).unwrap().unwrap();
     }
     let root = SysRoot::new(dir.path());
-    Status::assemble(
+    let mut status = Status::assemble(
         &root,
         Snapshot::read(&root).unwrap(),
         ProfileReading::default(),
-    )
+    );
+    let mut watch = LimitWatch::new(&root, &status.snapshot);
+    watch.refresh(&root);
+    status.read_limits(&mut watch);
+    status
 }
 
 /// The simulated laptop with turbo switched off by tlp.service, as its recording has it:

@@ -67,7 +67,7 @@ const MODULES: [&str; 6] = [
 ];
 
 /// States of State1 (as gjs unpacks them) and what the view must show for each; the third
-/// from a Pacer older than CoreTypeLabels.
+/// from a Pacer older than CoreTypeLabels and Limits.
 const STATES: &str = r#"[
   null,
   {"Profile": "balanced", "Profiles": ["power-saver", "balanced", "performance"],
@@ -77,6 +77,8 @@ const STATES: &str = r#"[
    "CoreTypeLabels": [["performance", "Balanced performance", "Power saving governor"],
                       ["efficiency", "Balanced power saving", "Power saving governor"]],
    "Frequencies": [["performance", 3200000], ["efficiency", 800000]],
+   "Limits": [["performance", "settings", "Performance cores: held at 2.00 GHz by the settings"],
+              ["efficiency", "thermal", "Efficiency cores: held at 1.36 GHz by cooling"]],
    "Findings": [], "Measuring": false},
   {"Profile": "performance", "Profiles": ["balanced", "performance"],
    "ProfileDaemon": "power-profiles-daemon",
@@ -88,8 +90,8 @@ const STATES: &str = r#"[
    "Measuring": true},
   {"Profile": "", "Profiles": [], "ProfileDaemon": "", "Holds": [], "DegradedReason": "",
    "CoreTypes": [["", "", "performance"]], "CoreTypeLabels": [["", "", "Performance governor"]],
-   "Frequencies": [["", 0]], "Findings": [],
-   "Measuring": false}
+   "Frequencies": [["", 0]], "Limits": [["", "none", "All cores: nothing holds them back"]],
+   "Findings": [], "Measuring": false}
 ]"#;
 
 /// Runs the cases of STATES through `state.js` of the `api` build and prints the views.
@@ -147,6 +149,15 @@ fn the_view_logic_gives_the_same_views_in_both_module_systems() {
     assert_eq!(hybrid["coreTypes"][0]["frequency"], "3.20 GHz");
     assert_eq!(hybrid["coreTypes"][1]["frequency"], "800 MHz");
     assert_eq!(hybrid["profiles"][1]["active"], true);
+    // The limit the user did not choose, in Pacer's words; not the settings' own.
+    assert_eq!(
+        hybrid["limits"],
+        serde_json::json!([{
+            "coreType": "efficiency",
+            "limiter": "thermal",
+            "line": "Efficiency cores: held at 1.36 GHz by cooling"
+        }])
+    );
 
     assert_eq!(warned["title"], "Performance");
     assert_eq!(
@@ -179,7 +190,13 @@ fn the_view_logic_gives_the_same_views_in_both_module_systems() {
         ])
     );
     assert_eq!(warned["measuring"], true);
+    assert_eq!(
+        warned["limits"],
+        serde_json::json!([]),
+        "an older Pacer names no limit"
+    );
 
+    assert_eq!(no_daemon["limits"], serde_json::json!([]), "nothing holds");
     assert_eq!(no_daemon["title"], "Power Profile");
     assert_eq!(no_daemon["subtitle"], "No profile daemon");
     assert_eq!(no_daemon["coreTypes"][0]["frequency"], "");

@@ -3,6 +3,8 @@
 //! the real power-profiles-daemon and pacer-helper on a private system bus over a simulated
 //! laptop, Pacer started with `--background` on a private session bus, called with `gdbus`
 //! as any client would.
+//!
+//! Longer than most files: one test follows every property and call through a running Pacer.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -217,6 +219,27 @@ fn the_state_follows_the_machine_and_takes_calls() {
             .ok_or(findings)
     });
 
+    // Nothing holds the cores back, until turbo boost is switched off behind Pacer's back:
+    // the firmware holds each core type at its base frequency, in words.
+    let limits = property("Limits");
+    assert!(
+        limits.contains("('performance', 'none', 'Performance cores: nothing holds them back')")
+            && limits.contains("('efficiency', 'none', "),
+        "{limits}"
+    );
+    std::fs::write(
+        laptop.file("sys/devices/system/cpu/intel_pstate/no_turbo"),
+        "1\n",
+    )
+    .unwrap();
+    wait_until(Duration::from_secs(15), "the firmware holds", || {
+        let limits = property("Limits");
+        (limits.contains("('performance', 'firmware', 'Performance cores held at 2.1 GHz: turbo boost is off since ")
+            && limits.contains("('efficiency', 'firmware', 'Efficiency cores held at 1.5 GHz: "))
+            .then_some(())
+            .ok_or(limits)
+    });
+
     // A page that does not exist is refused; one that does opens the window there.
     let page = call(&format!("{INTERFACE}.ShowWindow"), &["settings"]).unwrap_err();
     assert!(page.contains("State1.Error.UnknownPage"), "{page}");
@@ -235,6 +258,7 @@ fn the_state_follows_the_machine_and_takes_calls() {
         "{announced}"
     );
     assert!(announced.contains("'Findings'"), "{announced}");
+    assert!(announced.contains("'Limits'"), "{announced}");
     // The signal's own signature, (sa{sv}as): a dictionary boxed in a variant is dropped
     // by GDBusProxy (the GNOME Shell extension never saw a change while it was).
     assert!(

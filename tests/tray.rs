@@ -166,17 +166,20 @@ fn the_tray_switches_profiles_and_warns_once() {
             .then_some(())
             .ok_or(icon)
     });
-    // The tooltip names the cause: this test's write, as the helper recorded it while Pacer
-    // runs in the background.
-    wait_until(Duration::from_secs(15), "the tooltip says why", || {
-        let tooltip = session
+    let tooltip = || {
+        session
             .call(
                 &service,
                 "/StatusNotifierItem",
                 "org.freedesktop.DBus.Properties.Get",
                 &["org.kde.StatusNotifierItem", "ToolTip"],
             )
-            .unwrap_or_default();
+            .unwrap_or_default()
+    };
+    // The tooltip names the cause: this test's write, as the helper recorded it while Pacer
+    // runs in the background.
+    wait_until(Duration::from_secs(15), "the tooltip says why", || {
+        let tooltip = tooltip();
         (tooltip.contains("⚠ EPP is not what Performance sets")
             && tooltip.contains("Why: at ")
             && tooltip.contains("EPP on policy 4: performance → power, by ")
@@ -288,6 +291,26 @@ fn the_tray_switches_profiles_and_warns_once() {
     assert!(
         icon().contains("io.github.pacerapp.Pacer"),
         "the tray is still there"
+    );
+
+    // Turbo boost switched off behind Pacer's back: the tooltip names what holds the cores,
+    // a line per core type; it said nothing of the kind while nothing held them.
+    assert!(!tooltip().contains(" held at "), "{}", tooltip());
+    std::fs::write(
+        laptop.file("sys/devices/system/cpu/intel_pstate/no_turbo"),
+        "1\n",
+    )
+    .unwrap();
+    wait_until(
+        Duration::from_secs(15),
+        "the tooltip names the limit",
+        || {
+            let tooltip = tooltip();
+            (tooltip.contains("Performance cores held at 2.1 GHz: turbo boost is off since ")
+                && tooltip.contains("Efficiency cores held at 1.5 GHz: turbo boost is off since "))
+            .then_some(())
+            .ok_or(tooltip)
+        },
     );
 }
 

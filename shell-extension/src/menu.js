@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Pacer's part of a power toggle's menu: the profiles (in Pacer's own toggle only: GNOME's
 // lists them itself), the EPP and governor per core type in words with their frequencies,
-// the daemon's notes, the findings in one line each with their Fix (a click on one opens
-// Pacer's window), Measure Ramp-Up and Open Pacer; Start Pacer alone while Pacer does not
-// run.
+// what holds a core type back where the user did not choose it (the firmware, the platform,
+// cooling, a power limit), the daemon's notes, the findings in one line each with their Fix
+// (a click on one opens Pacer's window), Measure Ramp-Up and Open Pacer; Start Pacer alone
+// while Pacer does not run.
 //
 // Written as an ES module; the build (build.py) turns it into a legacy module for 43 and 44.
 
@@ -81,8 +82,8 @@ export class PacerMenuSection {
             this._coreTypeItems.push(item);
             section.addMenuItem(item);
         }
-        for (const note of view.notes)
-            section.addMenuItem(new PopupMenu.PopupMenuItem(note, {reactive: false}));
+        for (const line of [...view.limits.map(limit => limit.line), ...view.notes])
+            this._addLine(line);
         // A finding in its one line: its Fix a button, its details in Pacer's window, which a
         // click on the line opens.
         for (const finding of view.findings) {
@@ -111,6 +112,16 @@ export class PacerMenuSection {
     // Pacer's window, on the page it showed last.
     _openWindow() {
         this._callPacer('ShowWindow', ['']);
+    }
+
+    // A line that says something and does nothing, whole: wrapped, not cut, where the menu
+    // is narrower than its words.
+    _addLine(text) {
+        const item = new this._shell.PopupMenu.PopupMenuItem(text, {reactive: false});
+        item.label.x_expand = true;
+        item.label.clutter_text.line_wrap = true;
+        item.label.clutter_text.ellipsize = 0; // Pango.EllipsizeMode.NONE
+        this.section.addMenuItem(item);
     }
 
     _addItem(label, activate) {

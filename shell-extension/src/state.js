@@ -82,7 +82,7 @@ function iconName(profile, warning) {
  * an older Pacer gives nothing else.
  *
  * @param {?object} state State1's properties (unpacked), or null while Pacer is not running;
- *   CoreTypeLabels may be missing (an older Pacer)
+ *   CoreTypeLabels and Limits may be missing (an older Pacer)
  * @param {Function} _ gettext
  * @returns {object} the view
  */
@@ -99,6 +99,7 @@ export function viewOf(state, _) {
             profiles: [],
             coreTypes: [],
             findings: [],
+            limits: [],
             notes: [],
             measuring: false,
         };
@@ -118,6 +119,11 @@ export function viewOf(state, _) {
         ...words.get(coreType) ?? {epp, governor},
         frequency: frequencyLabel(frequencies.get(coreType) || 0, _),
     }));
+    // What holds a core type back, in Pacer's words, where it is a limit the user did not
+    // choose: not `none` or `settings` (a Pacer older than Limits gives none).
+    const limits = (state.Limits ?? [])
+        .filter(([, limiter]) => !['none', 'settings'].includes(limiter))
+        .map(([coreType, limiter, line]) => ({coreType, limiter, line}));
     const daemon = state.ProfileDaemon !== '';
     const notes = [];
     if (state.DegradedReason !== '') {
@@ -146,6 +152,7 @@ export function viewOf(state, _) {
         })),
         coreTypes,
         findings,
+        limits,
         notes,
         measuring: state.Measuring,
     };

@@ -21,7 +21,7 @@ const INTERFACE_FILE = 'io.github.pacerapp.Pacer.State1.xml';
 const PROPERTIES = ['Profile', 'Profiles', 'ProfileDaemon', 'Holds', 'DegradedReason',
     'CoreTypes', 'Frequencies', 'Findings', 'Measuring'];
 // Added to State1 later: an older Pacer, a Flatpak say, lacks them, and the view does without.
-const LATER_PROPERTIES = ['CoreTypeLabels'];
+const LATER_PROPERTIES = ['CoreTypeLabels', 'Limits'];
 
 /**
  * The extension while enabled: the proxy of Pacer's state, the toggle and the panel icon.

@@ -5,6 +5,7 @@
 //! value at the edge ([`SessionState::property`]).
 
 use pacer_core::findings::{Finding, FixAction, Severity};
+use pacer_core::limits::Limiter;
 use pacer_core::machine::Snapshot;
 use pacer_core::profile::daemon::Hold;
 use pacer_core::profile::DaemonKind;
@@ -16,6 +17,7 @@ use crate::data::change::{offered_fix, Change};
 use crate::data::request::{Page, Request};
 use crate::widgets::plot::TypeSummary;
 use crate::words::finding::headline;
+use crate::words::limits::limiter_line;
 use crate::words::setting::{epp_label, governor_label};
 use crate::words::why::{why, with_why};
 
@@ -47,6 +49,15 @@ pub struct FindingState {
     pub fix: Option<FixAction>,
 }
 
+/// What holds one core type's CPUs back, as the bus shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LimitState {
+    pub core_type: Option<CoreType>,
+    pub limiter: Limiter,
+    /// The verdict in one line of plain words ([`limiter_line`]).
+    pub line: String,
+}
+
 /// Everything `State1` shows.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct SessionState {
@@ -59,6 +70,8 @@ pub struct SessionState {
     /// Per core type, the latest median frequency.
     pub frequencies: Vec<(Option<CoreType>, Option<u32>)>,
     pub findings: Vec<FindingState>,
+    /// Per core type, in the chain's order, what holds it back.
+    pub limits: Vec<LimitState>,
     pub measuring: bool,
 }
 
@@ -145,6 +158,15 @@ impl SessionState {
                     fix: offered_fix(finding, helper_present).cloned(),
                 })
                 .collect(),
+            limits: status
+                .limits
+                .iter()
+                .map(|core| LimitState {
+                    core_type: core.core_type,
+                    limiter: core.limiter,
+                    line: limiter_line(core),
+                })
+                .collect(),
             measuring: previous.measuring,
         }
     }
@@ -183,6 +205,18 @@ impl SessionState {
                 .frequencies
                 .iter()
                 .map(|&(kind, khz)| (core_type_name(kind), khz.unwrap_or(0)))
+                .collect::<Vec<_>>()
+                .to_variant(),
+            "Limits" => self
+                .limits
+                .iter()
+                .map(|limit| {
+                    (
+                        core_type_name(limit.core_type),
+                        limit.limiter.as_str().to_owned(),
+                        limit.line.clone(),
+                    )
+                })
                 .collect::<Vec<_>>()
                 .to_variant(),
             "Findings" => self
@@ -350,148 +384,4 @@ impl Refusal {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn calls_are_checked_against_the_state_shown() {
-        let state = SessionState {
-            profile: Some("balanced".into()),
-            profiles: vec![
-                "power-saver".into(),
-                "balanced".into(),
-                "performance".into(),
-            ],
-            daemon: Some(DaemonKind::PowerProfilesDaemon),
-            findings: vec![FindingState {
-                key: "epp-mismatch@0".into(),
-                severity: Severity::Warning,
-                summary: "s".into(),
-                detail: "c".into(),
-                why: None,
-                fix: None,
-            }],
-            ..SessionState::default()
-        };
-        let one = |text: &str| (text,).to_variant();
-        assert_eq!(
-            state.request("SetProfile", &one("performance")),
-            Ok(Request::Change(Change::Profile("performance".into())))
-        );
-        assert_eq!(
-            state.request("SetProfile", &one("turbo")),
-            Err(Refusal::UnknownProfile("turbo".into()))
-        );
-        assert_eq!(
-            state.request("Fix", &one("epp-mismatch@0")),
-            Err(Refusal::NotFixable("epp-mismatch@0".into()))
-        );
-        assert_eq!(
-            state.request("Fix", &one("nothing")),
-            Err(Refusal::UnknownFinding("nothing".into()))
-        );
-        assert_eq!(
-            state.request("ShowWindow", &one("cpus")),
-            Ok(Request::Show(Some(Page::Cpus)))
-        );
-        assert_eq!(
-            state.request("ShowWindow", &one("")),
-            Ok(Request::Show(None))
-        );
-        assert_eq!(
-            state.request("ShowWindow", &one("settings")),
-            Err(Refusal::UnknownPage("settings".into()))
-        );
-        let without_daemon = SessionState::default();
-        assert_eq!(
-            without_daemon.request("SetProfile", &one("balanced")),
-            Err(Refusal::NoDaemon)
-        );
-        assert!(Refusal::UnknownProfile("turbo".into())
-            .message()
-            .contains("turbo"));
-        assert_eq!(
-            Refusal::NoDaemon.name(),
-            "io.github.pacerapp.Pacer.State1.Error.NoDaemon"
-        );
-        let refused = Refusal::NotAuthorized {
-            action: "io.github.pacerapp.Pacer.set-cpu-power".into(),
-            pid: Some(4242),
-            error: None,
-        };
-        assert_eq!(
-            refused.name(),
-            "io.github.pacerapp.Pacer.State1.Error.NotAuthorized"
-        );
-        assert!(
-            refused.message().contains("4242") && refused.message().contains("set-cpu-power"),
-            "{}",
-            refused.message()
-        );
-    }
-
-    #[test]
-    fn findings_and_settings_are_shown_in_words_beside_the_kernels_tokens() {
-        let epp = "sys/devices/system/cpu/cpufreq/policy8/energy_performance_preference";
-        let status = crate::testing::simulated_status("intel-hybrid", &[(epp, "power")]);
-        let state = SessionState::of(&status, true, &SessionState::default());
-        assert_eq!(
-            state.findings[0].summary,
-            "Cores of one kind have different EPP"
-        );
-        let print = |name: &str| state.property(name).unwrap().print(false).to_string();
-        assert_eq!(
-            print("CoreTypes"),
-            "[('performance', 'balance_performance', 'powersave'), ('efficiency', '', 'powersave')]"
-        );
-        assert_eq!(
-            print("CoreTypeLabels"),
-            "[('performance', 'Balanced performance', 'Power saving governor'), \
-             ('efficiency', '', 'Power saving governor')]"
-        );
-        assert!(
-            print("Findings").contains("'Cores of one kind have different EPP'"),
-            "{}",
-            print("Findings")
-        );
-    }
-
-    #[test]
-    fn what_polkit_allowed_goes_on_only_while_the_state_still_gives_it() {
-        let fixable = |epp: Epp| FindingState {
-            key: "epp-mismatch@4".into(),
-            severity: Severity::Warning,
-            summary: "s".into(),
-            detail: "d".into(),
-            why: None,
-            fix: Some(FixAction::SetEpp {
-                epp,
-                policies: vec![4],
-            }),
-        };
-        let key = ("epp-mismatch@4",).to_variant();
-        let before = SessionState {
-            findings: vec![fixable(Epp::BalancePerformance)],
-            ..SessionState::default()
-        };
-        let authorised = before.request("Fix", &key).unwrap();
-        assert_eq!(
-            before.confirm("Fix", &key, authorised.clone()),
-            Ok(authorised.clone())
-        );
-        // Fixed meanwhile: gone.
-        assert_eq!(
-            SessionState::default().confirm("Fix", &key, authorised.clone()),
-            Err(Refusal::UnknownFinding("epp-mismatch@4".into()))
-        );
-        // Its fix changed meanwhile: polkit was asked about the other one.
-        let moved = SessionState {
-            findings: vec![fixable(Epp::Performance)],
-            ..SessionState::default()
-        };
-        assert_eq!(
-            moved.confirm("Fix", &key, authorised),
-            Err(Refusal::NotFixable("epp-mismatch@4".into()))
-        );
-    }
-}
+mod tests;

@@ -301,7 +301,7 @@ fn watch_frequencies(
 }
 
 /// Every property of the interface, in its order.
-const PROPERTIES: [&str; 10] = [
+const PROPERTIES: [&str; 11] = [
     "Profile",
     "Profiles",
     "ProfileDaemon",
@@ -310,6 +310,7 @@ const PROPERTIES: [&str; 10] = [
     "CoreTypes",
     "CoreTypeLabels",
     "Frequencies",
+    "Limits",
     "Findings",
     "Measuring",
 ];

@@ -2,7 +2,8 @@
 //! The tray item (a StatusNotifierItem through `ksni`, shown by KDE, Xfce, Cinnamon, Budgie,
 //! and GNOME with the AppIndicator extension): the profile as its icon, with a warning
 //! variant while a finding is active; a tooltip with the profile, EPP and current frequency
-//! per core type; a menu to switch profile, fix findings, measure, open the window or quit.
+//! per core type, and what holds a core type back where the user did not choose it (the
+//! firmware, the platform, cooling, a power limit); a menu to switch profile, fix findings, measure, open the window or quit.
 //! A finding is one short line in plain words there (`words::finding::headline`); its
 //! details are in the window, which a finding that Pacer cannot fix opens.
 //!
@@ -59,6 +60,9 @@ pub struct TrayView {
     pub active: Option<usize>,
     pub findings: Vec<TrayFinding>,
     pub core_types: Vec<CoreTypeLine>,
+    /// One line per core type held back by a limit outside its settings
+    /// ([`Limiter::is_outside_settings`](pacer_core::limits::Limiter::is_outside_settings)).
+    pub limits: Vec<String>,
     /// The online CPUs whose frequency the tooltip shows.
     pub cpus: Vec<u32>,
 }
@@ -135,13 +139,20 @@ impl TrayView {
                 })
                 .collect(),
             core_types,
+            limits: state
+                .limits
+                .iter()
+                .filter(|limit| limit.limiter.is_outside_settings())
+                .map(|limit| limit.line.clone())
+                .collect(),
             cpus: online.iter().map(|cpu| cpu.id).collect(),
         }
     }
 
     /// The tooltip's lines: per core type its EPP and the median frequency of `khz` (each
-    /// sampled CPU's, in the order of [`TrayView::cpus`]), then the findings, each with what
-    /// caused it where the recording says.
+    /// sampled CPU's, in the order of [`TrayView::cpus`]), what holds a core type back where
+    /// the user did not choose it, then the findings, each with what caused it where the
+    /// recording says.
     pub fn tooltip_lines(&self, khz: &[Option<u32>]) -> Vec<String> {
         let mut lines: Vec<String> = self
             .core_types
@@ -167,6 +178,7 @@ impl TrayView {
                 )
             })
             .collect();
+        lines.extend(self.limits.iter().cloned());
         for finding in &self.findings {
             lines.push(format!("⚠ {}", finding.summary));
             lines.extend(finding.why.clone());

@@ -18,7 +18,8 @@ use pacer_testrig::Service;
 /// and switches it; its menu gains each core type's EPP and governor in words; the
 /// EPP-restore scenario (`docs/kernel.md` 2.4) shows as the warning in the toggle and on the
 /// panel icon, and in the menu as one line whose click opens Pacer's window and whose Fix
-/// clears it; its words are never cut.
+/// clears it; turbo boost switched off, the menu says what holds each core type back; its
+/// words are never cut.
 pub fn the_toggle_follows_the_daemon_switches_it_and_fixes_the_mismatch(which: Shell) {
     let laptop = Laptop::start_for(which, "intel-hybrid");
     let extension = tempfile::tempdir().unwrap();
@@ -243,6 +244,45 @@ pub fn the_toggle_follows_the_daemon_switches_it_and_fixes_the_mismatch(which: S
             (title, subtitle) == (&shown.0, &shown.1)
         });
     }
+
+    // Turbo boost switched off behind Pacer's back: the menu names what holds each core
+    // type, in a line of words that wraps rather than being cut.
+    let limits = format!("{EXTENSION}.view.limits");
+    assert_eq!(shell.eval(&format!("{limits}.length")), Ok(0.into()));
+    std::fs::write(
+        laptop.file("sys/devices/system/cpu/intel_pstate/no_turbo"),
+        "1\n",
+    )
+    .unwrap();
+    let lines = shell.wait_for(
+        "the extension names the limits",
+        LIMIT,
+        &format!("{limits}.length === 2 ? {limits}.map(limit => limit.line) : null"),
+    );
+    open_toggle_menu(&shell);
+    for line in lines.as_array().unwrap() {
+        let line = line.as_str().unwrap();
+        assert!(
+            line.contains(" held at ") && line.contains("turbo boost is off"),
+            "{line}"
+        );
+        wait_for_menu_item(&shell, &menu, line);
+        let cut = shell
+            .eval(&format!(
+                "{}.label.clutter_text.get_layout().is_ellipsized()",
+                menu_item(&menu, line)
+            ))
+            .unwrap();
+        assert_eq!(cut, false, "{line} is cut");
+    }
+    assert!(
+        lines[0]
+            .as_str()
+            .unwrap()
+            .starts_with("Performance cores held at 2.1 GHz: turbo boost is off"),
+        "{lines}"
+    );
+    screenshot(&shell, "quick-settings-limit");
     assert_clean_log(&shell);
 }
 

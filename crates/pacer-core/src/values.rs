@@ -425,6 +425,16 @@ mod tests {
     }
 
     #[test]
+    fn a_frequency_reads_in_megahertz_below_a_gigahertz() {
+        assert_eq!(Khz(400_000).words(), "400 MHz");
+        assert_eq!(Khz(999_400).words(), "999 MHz");
+        assert_eq!(Khz(1_000_000).words(), "1 GHz");
+        assert_eq!(Khz(1_360_000).words(), "1.36 GHz");
+        assert_eq!(Khz(4_700_000).words(), "4.7 GHz");
+        assert_eq!(Khz(3_450_000).words(), "3.45 GHz");
+    }
+
+    #[test]
     fn a_raw_epp_is_near_the_closest_name_on_its_driver() {
         assert_eq!(
             Epp::nearest_name(100, Some("intel_pstate")),

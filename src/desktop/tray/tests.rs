@@ -130,3 +130,39 @@ fn the_tooltip_names_a_findings_recorded_cause() {
         "{lines:?}"
     );
 }
+
+#[test]
+fn the_tooltip_names_a_limit_the_user_did_not_choose() {
+    let lines = |writes: &[(&str, &str)]| {
+        let status = status("intel-hybrid", writes);
+        let state = SessionState::of(&status, true, &SessionState::default());
+        TrayView::of(&state, &status.snapshot).tooltip_lines(&[])
+    };
+    // Turbo switched off: a line per core type, after their settings, before the findings.
+    let turbo_off = lines(&[("sys/devices/system/cpu/intel_pstate/no_turbo", "1")]);
+    assert_eq!(
+        turbo_off[2..4],
+        [
+            "Performance cores held at 2.1 GHz: turbo boost is off",
+            "Efficiency cores held at 1.5 GHz: turbo boost is off",
+        ],
+        "{turbo_off:?}"
+    );
+    assert!(turbo_off[4].starts_with("⚠ "), "{turbo_off:?}");
+    // Nothing holds them, or only what the user set (a lower maximum): nothing said.
+    let max =
+        |policy: u32| format!("sys/devices/system/cpu/cpufreq/policy{policy}/scaling_max_freq");
+    let lowered: Vec<String> = (0..8).map(max).collect();
+    let writes: Vec<(&str, &str)> = lowered
+        .iter()
+        .map(|path| (path.as_str(), "800000"))
+        .collect();
+    let status = status("intel-hybrid", &writes);
+    assert_eq!(
+        status.limits[0].limiter,
+        pacer_core::limits::Limiter::Settings
+    );
+    for lines in [lines(&[]), lines(&writes)] {
+        assert!(!lines.iter().any(|line| line.contains("held")), "{lines:?}");
+    }
+}
