@@ -6,7 +6,7 @@
 
 use pacer_core::i18n::{fill, gettext};
 use pacer_core::machine::{Eas, EasReason};
-use pacer_core::values::{DriverMode, Epp, Governor};
+use pacer_core::values::{DriverMode, Epp, Governor, Khz};
 
 /// An energy-performance preference in words; a raw number, as the kernel prints one it has
 /// no name for, stays a number.
@@ -116,6 +116,18 @@ fn eas_reason(reason: &EasReason) -> String {
     }
 }
 
+/// A frequency as people say it: "400 MHz" below a gigahertz, "4.7 GHz" (to the nearest
+/// 10 MHz) from there on.
+pub fn frequency(khz: Khz) -> String {
+    let mhz = khz.mhz();
+    if mhz < 1000 {
+        return fill(gettext("{mhz} MHz"), &[("mhz", &mhz)]);
+    }
+    let ghz = format!("{:.2}", f64::from(mhz) / 1000.0);
+    let ghz = ghz.trim_end_matches('0').trim_end_matches('.');
+    fill(gettext("{ghz} GHz"), &[("ghz", &ghz)])
+}
+
 /// A tooltip that gives the kernel's own word for a value shown in words: "Kernel value:
 /// balance_performance".
 pub fn with_token(token: &str) -> String {
@@ -159,6 +171,16 @@ mod tests {
         );
         assert_eq!(epp_label(Epp::Raw(96)), "Level 96");
         assert_eq!(with_token("powersave"), "Kernel value: powersave");
+    }
+
+    #[test]
+    fn a_frequency_reads_in_megahertz_below_a_gigahertz() {
+        assert_eq!(frequency(Khz(400_000)), "400 MHz");
+        assert_eq!(frequency(Khz(999_400)), "999 MHz");
+        assert_eq!(frequency(Khz(1_000_000)), "1 GHz");
+        assert_eq!(frequency(Khz(1_360_000)), "1.36 GHz");
+        assert_eq!(frequency(Khz(4_700_000)), "4.7 GHz");
+        assert_eq!(frequency(Khz(3_450_000)), "3.45 GHz");
     }
 
     #[test]

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 //! When a recorded change happened, as the History page's headings, the banner's "Why?" and
-//! the plot's marks say it.
+//! the plot's marks say it; since when a limit has held the cores.
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -19,13 +19,22 @@ pub fn local_time(event: &Event) -> String {
 /// A History heading: `14:02`, or `14:02:11` where it names a second; before today, with
 /// the date as the user's locale writes it.
 pub fn heading(moment: &Moment) -> String {
-    let format = match (moment.seconds, is_today(moment.time)) {
+    at(moment.time, moment.seconds)
+}
+
+/// `14:02`; before today, with the date as the user's locale writes it.
+pub fn clock(time: SystemTime) -> String {
+    at(time, false)
+}
+
+fn at(time: SystemTime, seconds: bool) -> String {
+    let format = match (seconds, is_today(time)) {
         (false, true) => "%H:%M",
         (true, true) => "%H:%M:%S",
         (false, false) => "%x %H:%M",
         (true, false) => "%x %H:%M:%S",
     };
-    local(moment.time)
+    local(time)
         .and_then(|time| time.format(format).ok())
         .map_or_else(|| "--:--".to_owned(), |text| text.to_string())
 }
