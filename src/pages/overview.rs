@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 //! The overview page: Power Mode first, the profile daemon's profiles as a choice shaped
-//! like GNOME Settings' (`power_mode`); then the live frequency plot; then the processor's
-//! driver mode, boost and Energy Aware Scheduling, each in words with a line on what it
-//! does and the kernel's own word on hover. What it shows in words is worked out in `view`;
+//! like GNOME Settings' (`power_mode`); then the live frequency plot; then "Why not
+//! faster?", what holds each core type back (`limits`); then the processor's driver mode,
+//! boost and Energy Aware Scheduling, each in words with a line on what it does and the
+//! kernel's own word on hover. What it shows in words is worked out in `view`;
 //! its unit tests are in `tests`.
 
 use std::sync::Arc;
@@ -19,8 +20,11 @@ use crate::data::change::Change;
 use crate::widgets::a11y::labelled;
 use crate::widgets::plot::{FrequencyPlot, Shown, TypeSummary};
 
+mod limits;
 mod power_mode;
 mod view;
+
+use self::limits::{WhyNotFaster, WhyNotFasterMsg};
 
 use self::power_mode::PowerMode;
 use self::view::{eas_view, plot_description, summary_lines, DriverView, ProfileView};
@@ -60,6 +64,8 @@ pub struct OverviewPage {
     /// The profiles, who serves them and the notes, as last shown.
     profile: Option<ProfileView>,
     power_mode: PowerMode,
+    /// What holds each core type back.
+    limits: Controller<WhyNotFaster>,
     /// The driver and its mode, in words.
     driver: DriverView,
     /// The modes the driver offers, in the order of the choice's list.
@@ -148,6 +154,9 @@ impl SimpleComponent for OverviewPage {
                     set_label: &model.summary,
                 },
             },
+
+            #[local_ref]
+            limits -> gtk::Box {},
 
             adw::PreferencesGroup {
                 set_title: &gettext("Processor"),
@@ -246,6 +255,7 @@ impl SimpleComponent for OverviewPage {
         let model = OverviewPage {
             profile: None,
             power_mode: PowerMode::new(sender.input_sender(), OverviewMsg::ProfileChosen),
+            limits: WhyNotFaster::builder().launch(()).detach(),
             driver: DriverView::default(),
             modes: Vec::new(),
             modes_changed: false,
@@ -257,6 +267,7 @@ impl SimpleComponent for OverviewPage {
             editable: false,
         };
         let power_mode = model.power_mode.widget();
+        let limits = model.limits.widget();
         let mode_choice: &gtk::DropDown = &labelled(&gettext("Driver mode"));
         let boost: &gtk::Switch = &labelled(&gettext("Turbo boost"));
         let eas: &gtk::Switch = &labelled(&gettext("Energy Aware Scheduling"));
@@ -301,6 +312,8 @@ impl SimpleComponent for OverviewPage {
 impl OverviewPage {
     fn show(&mut self, status: &Status) {
         self.show_profile(ProfileView::of(status));
+        self.limits
+            .emit(WhyNotFasterMsg::Show(status.limits.clone()));
         let snapshot = &status.snapshot;
         let driver = DriverView::of(snapshot);
         if driver.modes != self.modes {

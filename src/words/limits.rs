@@ -1,15 +1,23 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 //! Why a core type runs slower than it could, in one line (`docs/kernel.md` 8.7): what
 //! holds it back, at what frequency, since when. The headline ([`limiter_line`]) names the
-//! core type, for the tray and the details' heading. Only what the chain read is said; the
-//! kernel's tokens stay in `pacerctl`.
+//! core type, for the tray and the details' heading; the verdict ([`verdict`]) leaves it to
+//! the row it is the subtitle of, whose bar says it again with the figures
+//! ([`bar_description`]). Each link of the chain in words, for the details, is in
+//! `chain`. Only what the chain read is said; the kernel's tokens stay in the details'
+//! "Kernel values" and in `pacerctl`.
 
 use pacer_core::i18n::{fill, gettext};
-use pacer_core::limits::{CoreLimits, Limiter};
+use pacer_core::limits::{CoolingDevice, CoreLimits, Limiter, ThermalLink};
 use pacer_core::machine::cores_heading;
+use pacer_core::values::CoreType;
 use pacer_core::values::Khz;
 
 use crate::words::time::clock;
+
+mod chain;
+
+pub use chain::{chain, LinkWords};
 
 /// What holds the cores back, as one line says it.
 enum Verdict {
@@ -25,7 +33,7 @@ enum Verdict {
 /// 14:02": the core type and its verdict in one line, for the tray and the details.
 pub fn limiter_line(limits: &CoreLimits) -> String {
     let cores = cores_heading(limits.core_type);
-    let line = match verdict_of(limits) {
+    let line = match verdict_of(limits, Detail::Full) {
         Verdict::Free => fill(
             gettext("{cores}: nothing holds them back"),
             &[("cores", &cores)],
@@ -49,7 +57,62 @@ pub fn limiter_line(limits: &CoreLimits) -> String {
     with_since(line, limits)
 }
 
-fn verdict_of(limits: &CoreLimits) -> Verdict {
+/// "Held at 1.36 GHz by a thermal limit since 14:02": the verdict alone, under a heading
+/// that names the core type, short enough for a row's subtitle (the cooling level is in the
+/// details).
+pub fn verdict(limits: &CoreLimits) -> String {
+    let line = match verdict_of(limits, Detail::Short) {
+        Verdict::Free => gettext("Nothing holds them back"),
+        Verdict::BoostOff(Some(at)) => fill(
+            gettext("Held at {frequency}: turbo boost is off"),
+            &[("frequency", &at)],
+        ),
+        Verdict::BoostOff(None) => gettext("Turbo boost is off"),
+        Verdict::Held { at: Some(at), by } => fill(
+            gettext("Held at {frequency} by {limit}"),
+            &[("frequency", &at), ("limit", &by)],
+        ),
+        Verdict::Held { at: None, by } => fill(gettext("Held back by {limit}"), &[("limit", &by)]),
+    };
+    with_since(line, limits)
+}
+
+/// What the chain's bar is, for a screen reader: "Performance cores: requested and delivered
+/// speed".
+pub fn bar_name(core_type: Option<CoreType>) -> String {
+    fill(
+        gettext("{cores}: requested and delivered speed"),
+        &[("cores", &cores_heading(core_type))],
+    )
+}
+
+/// What the chain's bar shows, on hover and for a screen reader: the verdict, then the
+/// speed requested and the speed delivered, a line each.
+pub fn bar_description(limits: &CoreLimits) -> String {
+    let mut lines = vec![verdict(limits)];
+    if let Some(requested) = limits.requested_khz {
+        lines.push(fill(
+            gettext("Requested: up to {frequency}"),
+            &[("frequency", &requested.words())],
+        ));
+    }
+    if let Some(delivered) = limits.delivered_khz {
+        lines.push(fill(
+            gettext("Delivered: {frequency}"),
+            &[("frequency", &delivered.words())],
+        ));
+    }
+    lines.join("\n")
+}
+
+/// Whether a verdict names the cooling level behind a thermal limit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Detail {
+    Full,
+    Short,
+}
+
+fn verdict_of(limits: &CoreLimits, detail: Detail) -> Verdict {
     let at = limits.ceiling_khz.map(Khz::words);
     let by = match limits.limiter {
         Limiter::None => return Verdict::Free,
@@ -59,27 +122,23 @@ fn verdict_of(limits: &CoreLimits) -> Verdict {
         Limiter::Settings => gettext("the settings"),
         Limiter::Firmware => gettext("a firmware limit"),
         Limiter::Platform => gettext("a platform limit"),
-        Limiter::Thermal => thermal_limit(limits),
+        Limiter::Thermal => match deepest(&limits.thermal).filter(|_| detail == Detail::Full) {
+            Some(device) => fill(
+                gettext("a thermal limit (cooling level {state} of {max})"),
+                &[("state", &device.cur_state), ("max", &device.max_state)],
+            ),
+            None => gettext("a thermal limit"),
+        },
         Limiter::Power => gettext("a power limit"),
     };
     Verdict::Held { at, by }
 }
 
-/// "a thermal limit", with the level of the cooling device that sets the lowest ceiling
-/// where one is in use.
-fn thermal_limit(limits: &CoreLimits) -> String {
-    let deepest = limits
-        .thermal
-        .cooling
+/// The cooling device in use that allows the least: the one that holds the cores.
+fn deepest(link: &ThermalLink) -> Option<&CoolingDevice> {
+    link.cooling
         .iter()
-        .min_by_key(|device| device.ceiling_khz.map_or(u32::MAX, |khz| khz.0));
-    match deepest {
-        Some(device) => fill(
-            gettext("a thermal limit (cooling level {state} of {max})"),
-            &[("state", &device.cur_state), ("max", &device.max_state)],
-        ),
-        None => gettext("a thermal limit"),
-    }
+        .min_by_key(|device| device.ceiling_khz.map_or(u32::MAX, |khz| khz.0))
 }
 
 /// `line` with since when its limit has held the cores, where the chain saw it begin.

@@ -19,6 +19,7 @@ mod trace;
 mod widget;
 
 pub use self::{
+    canvas::{set_source, set_source_alpha},
     frequency::{FrequencyLayers, FrequencyMarks},
     history::{FrequencyHistory, TracedCpu, TypeSummary},
     palette::Palette,
@@ -26,5 +27,5 @@ pub use self::{
     ramp::{draw_ramp, FrequencyTrace, Line, RampChart, RampSeries},
     readout::{PlotChange, Readout},
     strip::Shown,
-    widget::{FrequencyPlot, RampPlot},
+    widget::{current_palette, plot_area, FrequencyPlot, RampPlot},
 };

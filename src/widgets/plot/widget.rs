@@ -19,13 +19,13 @@ use super::strip::Shown;
 use super::trace::WINDOW;
 
 /// The palette for the style in use now.
-fn current_palette() -> Palette {
+pub fn current_palette() -> Palette {
     Palette::for_dark(adw::StyleManager::default().is_dark())
 }
 
 /// A drawing area for a plot: named for screen readers, as wide as its page, and redrawn when
 /// the style turns light or dark while it is on screen.
-fn plot_area(accessible_label: &str, height: i32) -> gtk::DrawingArea {
+pub fn plot_area(accessible_label: &str, height: i32) -> gtk::DrawingArea {
     let area: gtk::DrawingArea = crate::widgets::a11y::picture(accessible_label);
     area.set_content_height(height);
     area.set_hexpand(true);
