@@ -48,6 +48,7 @@ impl Rig {
             .arg("--sysfs-root")
             .arg(self.root())
             .env("LC_ALL", "C")
+            .env("PACER_INTERVAL", "0")
             .output()
             .unwrap()
     }
@@ -346,6 +347,7 @@ fn status_with(bus: &SystemBus, tree: &Path) -> Value {
         .command(PACERCTL)
         .args(["status", "--json", "--sysfs-root"])
         .arg(tree)
+        .env("PACER_INTERVAL", "0")
         .output()
         .unwrap();
     assert!(output.status.success());
