@@ -35,6 +35,13 @@ pub enum Command {
         /// Print the schema-2 JSON document instead of text
         #[arg(long)]
         json: bool,
+        /// Print OpenMetrics text (for Prometheus and agents that read OpenMetrics)
+        #[arg(long, conflicts_with = "json")]
+        openmetrics: bool,
+        /// Print the Prometheus text format (for node_exporter's textfile collector): the
+        /// OpenMetrics families, state sets and infos as gauges
+        #[arg(long, conflicts_with_all = ["json", "openmetrics"])]
+        prometheus: bool,
         #[command(flatten)]
         interval: ReadingInterval,
     },

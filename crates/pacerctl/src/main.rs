@@ -8,6 +8,7 @@ mod cli;
 mod history;
 mod limits;
 mod measure;
+mod openmetrics;
 mod runtime;
 mod sections;
 mod set;
@@ -69,13 +70,25 @@ fn run(cli: &Cli) -> anyhow::Result<()> {
         pacer_core::sim::MachineRoot::choose(cli.sysfs_root.as_deref(), cli.simulate.as_deref())?;
     let root = pacer_core::SysRoot::new(machine.root());
     match &cli.command {
-        Command::Status { json, interval } => {
+        Command::Status {
+            json,
+            openmetrics,
+            prometheus,
+            interval,
+        } => {
             let status = status_with_limits(&root, interval.duration)?;
             let mut out = std::io::stdout().lock();
             if *json {
                 let document = pacer_core::status_json::StatusDocument::with_limits(&status);
                 let text = serde_json::to_string_pretty(&document)?;
                 writeln!(out, "{text}")?;
+            } else if *openmetrics || *prometheus {
+                let format = if *openmetrics {
+                    openmetrics::Format::OpenMetrics
+                } else {
+                    openmetrics::Format::Prometheus
+                };
+                out.write_all(openmetrics::render(&status, format).as_bytes())?;
             } else {
                 let style = style::Style::for_stdout();
                 out.write_all(status::render(&status, &style).as_bytes())?;

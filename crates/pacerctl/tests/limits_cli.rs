@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-//! `pacerctl limits` and the limit chain in `pacerctl status`, on the
+//! `pacerctl limits` and the limit chain in `pacerctl status` (JSON, OpenMetrics), on the
 //! simulated Alder Lake laptop with its files changed by hand as the kernel would change
 //! them: nothing holding, turbo off, a cooling device in use, a lowered power limit; and the
 //! arguments refused.
@@ -12,7 +12,7 @@ use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
-use common::{pacerctl, pacerctl_as_user, text};
+use common::{openmetrics, pacerctl, pacerctl_as_user, prometheus_text, text};
 use pacer_testrig::model_tree;
 use serde_json::Value;
 
@@ -289,6 +289,14 @@ fn bad_arguments_exit_2_naming_what_is_wrong() {
             &["status", "--interval", "120"],
             "120 is more than 60 seconds",
         ),
+        (
+            &["status", "--openmetrics", "--json"],
+            "the argument '--openmetrics' cannot be used with '--json'",
+        ),
+        (
+            &["status", "--prometheus", "--openmetrics"],
+            "the argument '--prometheus' cannot be used with '--openmetrics'",
+        ),
     ] {
         let mut all = args.to_vec();
         all.extend(["--sysfs-root", root]);
@@ -298,4 +306,137 @@ fn bad_arguments_exit_2_naming_what_is_wrong() {
         assert!(message.contains(words), "{all:?}: {message}");
         assert!(output.stdout.is_empty());
     }
+}
+
+/// The family `name` of a parsed exposition.
+fn family<'a>(families: &'a [Value], name: &str) -> &'a Value {
+    families
+        .iter()
+        .find(|family| family["name"] == name)
+        .unwrap_or_else(|| panic!("no family {name}"))
+}
+
+/// The value of the sample of `family` with all of `labels`.
+fn value(families: &[Value], family_name: &str, labels: &[(&str, &str)]) -> f64 {
+    let samples = family(families, family_name)["samples"].as_array().unwrap();
+    samples
+        .iter()
+        .find(|sample| labels.iter().all(|(k, v)| sample["labels"][k] == *v))
+        .unwrap_or_else(|| panic!("no {family_name} sample {labels:?} in {samples:#?}"))["value"]
+        .as_f64()
+        .unwrap()
+}
+
+#[test]
+fn openmetrics_parses_with_a_real_parser_and_says_the_chain() {
+    let tree = model_tree("intel-hybrid");
+    processor_cooling(tree.path(), 3);
+    lowered_power_limit(tree.path());
+    put(tree.path(), &format!("{CPU}/intel_pstate/no_turbo"), "1\n");
+    let exposition = run(tree.path(), &["status", "--openmetrics"]);
+    assert!(exposition.ends_with("\n# EOF\n"), "{exposition}");
+    let families: Vec<Value> = openmetrics(&exposition).as_array().unwrap().clone();
+    let kinds: Vec<(&str, &str, &str)> = families
+        .iter()
+        .map(|f| {
+            (
+                f["name"].as_str().unwrap(),
+                f["type"].as_str().unwrap(),
+                f["unit"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            ("pacer_profile", "stateset", ""),
+            ("pacer_governor", "stateset", ""),
+            ("pacer_epp", "stateset", ""),
+            ("pacer_requested_frequency_hertz", "gauge", "hertz"),
+            ("pacer_delivered_frequency_hertz", "gauge", "hertz"),
+            ("pacer_hardware_max_frequency_hertz", "gauge", "hertz"),
+            ("pacer_ceiling_frequency_hertz", "gauge", "hertz"),
+            ("pacer_limiter", "stateset", ""),
+            ("pacer_power_limit_watts", "gauge", "watts"),
+            ("pacer_power_limit_default_watts", "gauge", "watts"),
+            ("pacer_power_drawn_watts", "gauge", "watts"),
+            ("pacer_finding", "info", ""),
+        ]
+    );
+    for family in &families {
+        assert!(!family["help"].as_str().unwrap().is_empty(), "{family:#}");
+    }
+    let e_cores = ("core_type", "efficiency");
+    let held = |limiter| {
+        value(
+            &families,
+            "pacer_limiter",
+            &[e_cores, ("pacer_limiter", limiter)],
+        )
+    };
+    assert_eq!(held("thermal"), 1.0);
+    assert_eq!(held("firmware"), 0.0);
+    assert_eq!(held("none"), 0.0);
+    let ceiling = value(&families, "pacer_ceiling_frequency_hertz", &[e_cores]);
+    assert_eq!(ceiling, 1.36e9);
+    let requested = value(&families, "pacer_requested_frequency_hertz", &[e_cores]);
+    assert_eq!(requested, 3.4e9);
+    let governor = [e_cores, ("pacer_governor", "powersave")];
+    assert_eq!(value(&families, "pacer_governor", &governor), 1.0);
+    let epp = [e_cores, ("pacer_epp", "balance_performance")];
+    assert_eq!(value(&families, "pacer_epp", &epp), 1.0);
+    let long_term = [("zone", "intel-rapl:0"), ("constraint", "long_term")];
+    assert_eq!(value(&families, "pacer_power_limit_watts", &long_term), 8.0);
+    assert_eq!(
+        value(&families, "pacer_power_limit_default_watts", &long_term),
+        28.0
+    );
+    let drawn = value(
+        &families,
+        "pacer_power_drawn_watts",
+        &[("zone", "intel-rapl:0")],
+    );
+    assert_eq!(drawn, 0.0);
+    let turbo = [("kind", "turbo-disabled"), ("severity", "info")];
+    assert_eq!(value(&families, "pacer_finding", &turbo), 1.0);
+}
+
+/// Each sample of parsed families as (name, labels, value), sorted.
+fn series(families: &Value) -> Vec<(String, String, String)> {
+    let mut all: Vec<(String, String, String)> = families
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|family| family["samples"].as_array().unwrap())
+        .map(|sample| {
+            let labels = sample["labels"].to_string();
+            let name = sample["name"].as_str().unwrap().to_owned();
+            // One parser gives integers, the other floats: compared as numbers.
+            (name, labels, sample["value"].as_f64().unwrap().to_string())
+        })
+        .collect();
+    all.sort();
+    all
+}
+
+#[test]
+fn the_prometheus_format_carries_the_same_samples_for_node_exporter() {
+    let tree = model_tree("intel-hybrid");
+    processor_cooling(tree.path(), 3);
+    put(tree.path(), &format!("{CPU}/intel_pstate/no_turbo"), "1\n");
+    let text = run(tree.path(), &["status", "--prometheus"]);
+    assert!(
+        !text.contains("# EOF") && !text.contains("# UNIT"),
+        "{text}"
+    );
+    let families = prometheus_text(&text);
+    let open = openmetrics(&run(tree.path(), &["status", "--openmetrics"]));
+    assert_eq!(series(&families), series(&open));
+    let finding = families
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|family| family["name"] == "pacer_finding_info")
+        .unwrap();
+    assert_eq!(finding["type"], "gauge", "{finding:#}");
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-//! `pacerctl status` as a user runs it: exit codes, messages, the schema-2 JSON on every
-//! machine kind, and unreadable files met as an unprivileged user.
+//! `pacerctl status` as a user runs it: exit codes, messages, the schema-2 JSON and the
+//! OpenMetrics text on every machine kind, and unreadable files met as an unprivileged user.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -13,7 +13,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::{Command, Output};
 
-use common::{pacerctl, pacerctl_as_user, PACERCTL};
+use common::{openmetrics, pacerctl, pacerctl_as_user, PACERCTL};
 
 use pacer_core::sim;
 use serde_json::Value;
@@ -121,6 +121,32 @@ fn check_limits(core: &Value) {
     }
 }
 
+/// `pacerctl status --openmetrics` on `root`: it succeeds and a real OpenMetrics parser
+/// takes it, with one limiter per core type.
+fn check_openmetrics(name: &str, root: &Path) {
+    let output = pacerctl(&[
+        "status",
+        "--openmetrics",
+        "--sysfs-root",
+        root.to_str().unwrap(),
+    ]);
+    assert!(output.status.success(), "{name}: {}", stderr(&output));
+    let families = openmetrics(&String::from_utf8(output.stdout).unwrap());
+    let limiter = families
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|family| family["name"] == "pacer_limiter")
+        .unwrap();
+    let samples = limiter["samples"].as_array().unwrap();
+    let held = samples
+        .iter()
+        .filter(|sample| sample["value"] == 1.0)
+        .count();
+    // Six states per core type, one of them the limiter.
+    assert_eq!(held * 6, samples.len(), "{name}: {limiter:#}");
+}
+
 /// `pacerctl status --json` on `root`: it succeeds and follows the contract.
 fn status_json_of(name: &str, root: &Path) -> Value {
     let output = pacerctl(&["status", "--json", "--sysfs-root", root.to_str().unwrap()]);
@@ -131,20 +157,22 @@ fn status_json_of(name: &str, root: &Path) -> Value {
 }
 
 #[test]
-fn json_follows_the_contract_on_every_model() {
+fn json_and_openmetrics_follow_their_contracts_on_every_model() {
     for model in sim::MODELS {
         let tree = model_tree(model.name);
         let document = status_json_of(model.name, tree.path());
         assert_eq!(document["simulated"], true);
+        check_openmetrics(model.name, tree.path());
     }
 }
 
 #[test]
-fn json_follows_the_contract_on_every_reference_tree() {
+fn json_and_openmetrics_follow_their_contracts_on_every_reference_tree() {
     for name in reference_trees::TREES {
         let tree = reference_trees::lay_out(name);
         let document = status_json_of(name, tree.path());
         assert_eq!(document["simulated"], false);
+        check_openmetrics(name, tree.path());
     }
 }
 

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 //! Running `pacerctl` as a user would, away from this machine's own system bus.
 
-#![allow(dead_code, clippy::unwrap_used)]
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
 use std::fs;
+use std::io::Write;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
 
 pub const PACERCTL: &str = env!("CARGO_BIN_EXE_pacerctl");
 
@@ -84,4 +85,41 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
 
 pub fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// OpenMetrics text parsed by prometheus_client's parser (Debian's python3-prometheus-client),
+/// as `[{name, type, unit, help, samples: [{name, labels, value}]}]`; text the parser refuses
+/// fails the test with its reason.
+pub fn openmetrics(text: &str) -> serde_json::Value {
+    parse_metrics(text, &[])
+}
+
+/// The Prometheus text format parsed the same way, with the rules of node_exporter's parser.
+pub fn prometheus_text(text: &str) -> serde_json::Value {
+    parse_metrics(text, &["--prometheus"])
+}
+
+fn parse_metrics(text: &str, args: &[&str]) -> serde_json::Value {
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/common/openmetrics.py");
+    let mut child = Command::new("/usr/bin/python3")
+        .arg(script)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("/usr/bin/python3 runs (Debian packages python3 and python3-prometheus-client)");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(text.as_bytes())
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert!(
+        output.status.success(),
+        "the parser refuses the exposition: {}\n{text}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).unwrap()
 }
