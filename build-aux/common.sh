@@ -8,8 +8,9 @@
 PACER_BUILD_PACKAGES=(build-essential pkg-config libgtk-4-dev libadwaita-1-dev libglib2.0-bin meson)
 # What the test suite uses besides: a virtual display for the window, jq for the JSON checks,
 # util-linux's setpriv to read as an unprivileged user, a D-Bus daemon, gdbus, and
-# python-dbusmock (polkit, UPower and profile-daemon stand-ins) and pyatspi (the window's
-# accessibility tree) for Debian's python3,
+# python-dbusmock (polkit, UPower and profile-daemon stand-ins), pyatspi (the window's
+# accessibility tree) and prometheus-client (its OpenMetrics parser checks `pacerctl status
+# --openmetrics`) for Debian's python3,
 # xmllint and systemd-analyze for the helper's data files, xdotool and ImageMagick's import
 # to drive the window and take its screenshots, desktop-file-validate for the desktop files,
 # and a real StatusNotifierWatcher for the tray, and Xfce's panel (with xfconf, its settings
@@ -28,7 +29,7 @@ PACER_BUILD_PACKAGES=(build-essential pkg-config libgtk-4-dev libadwaita-1-dev l
 # tests, eslint for the extension's source and unzip to look into its zips.
 # fonts-cantarell: GNOME 43's interface font, which its users have (gnome-core installs it);
 # the shell lanes check that the power toggle's words fit in it.
-PACER_TEST_PACKAGES=(xvfb xauth x11-utils dbus jq util-linux libglib2.0-bin python3-dbusmock python3-pyatspi libxml2-utils systemd xdotool imagemagick desktop-file-utils haskell-status-notifier-item-utils xfce4-panel xfconf plasma-workspace plasma-desktop-data gettext appstream polkitd flatpak-builder python3-jsonschema systemd-container debootstrap zstd flatpak bubblewrap xdg-dbus-proxy gjs gnome-shell gnome-shell-extension-appindicator fonts-cantarell eslint unzip)
+PACER_TEST_PACKAGES=(xvfb xauth x11-utils dbus jq util-linux libglib2.0-bin python3-dbusmock python3-prometheus-client python3-pyatspi libxml2-utils systemd xdotool imagemagick desktop-file-utils haskell-status-notifier-item-utils xfce4-panel xfconf plasma-workspace plasma-desktop-data gettext appstream polkitd flatpak-builder python3-jsonschema systemd-container debootstrap zstd flatpak bubblewrap xdg-dbus-proxy gjs gnome-shell gnome-shell-extension-appindicator fonts-cantarell eslint unzip)
 # The libraries Debian's power-profiles-daemon links against.
 PACER_PPD_LIBRARIES=(libglib2.0-0 libgudev-1.0-0 libpolkit-gobject-1-0)
 # Those of dunst, the notification server of the Flatpak test (unpacked, not installed: its

@@ -59,7 +59,7 @@ async fn an_allowed_call_writes_reads_back_and_signals() {
     let document: serde_json::Value =
         serde_json::from_str(&helper.snapshot().await.unwrap()).unwrap();
     assert_eq!(document["driver"]["boost"], false);
-    assert_eq!(document["schema"], 1);
+    assert_eq!(document["schema"], 2);
 }
 
 #[tokio::test]

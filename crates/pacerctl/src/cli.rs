@@ -29,11 +29,30 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Show the profile, driver, EAS, per-core-type settings and frequencies, and findings
+    /// Show the profile, driver, EAS, per-core-type settings and frequencies, what holds
+    /// each core type back, and findings
     Status {
-        /// Print the schema-1 JSON document instead of text
+        /// Print the schema-2 JSON document instead of text
         #[arg(long)]
         json: bool,
+        /// Print OpenMetrics text (for Prometheus and agents that read OpenMetrics)
+        #[arg(long, conflicts_with = "json")]
+        openmetrics: bool,
+        /// Print the Prometheus text format (for node_exporter's textfile collector): the
+        /// OpenMetrics families, state sets and infos as gauges
+        #[arg(long, conflicts_with_all = ["json", "openmetrics"])]
+        prometheus: bool,
+        #[command(flatten)]
+        interval: ReadingInterval,
+    },
+    /// Show the limit chain of each core type: the settings, firmware, platform, thermal and
+    /// power limits between the frequency asked for and the one delivered, and which holds
+    Limits {
+        /// Print the limit chain as JSON (the `limits` of `status --json`)
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        interval: ReadingInterval,
     },
     /// Print one line per change (profile, EPP, governor, findings) until interrupted
     Watch {
@@ -86,6 +105,23 @@ pub enum Command {
         #[command(subcommand)]
         action: SimulateAction,
     },
+}
+
+/// How long the limit chain watches the machine: delivered frequency, throttle events and
+/// power drawn are measured between two readings.
+#[derive(Debug, Clone, Copy, Args)]
+pub struct ReadingInterval {
+    /// Seconds between the limit chain's two readings (0: one reading, which leaves throttle
+    /// events and power drawn unknown)
+    #[arg(
+        long = "interval",
+        value_name = "SECONDS",
+        default_value = "1",
+        env = "PACER_INTERVAL",
+        allow_hyphen_values = true,
+        value_parser = crate::limits::parse_interval
+    )]
+    pub duration: std::time::Duration,
 }
 
 #[derive(Debug, Subcommand)]

@@ -6,8 +6,11 @@
 
 mod cli;
 mod history;
+mod limits;
 mod measure;
+mod openmetrics;
 mod runtime;
+mod sections;
 mod set;
 mod simulate;
 mod status;
@@ -67,21 +70,35 @@ fn run(cli: &Cli) -> anyhow::Result<()> {
         pacer_core::sim::MachineRoot::choose(cli.sysfs_root.as_deref(), cli.simulate.as_deref())?;
     let root = pacer_core::SysRoot::new(machine.root());
     match &cli.command {
-        Command::Status { json } => {
-            let status = runtime::new()?
-                .block_on(pacer_core::status::Status::gather(&root))
-                .with_context(|| gettext("cannot read the machine's CPU state"))?;
+        Command::Status {
+            json,
+            openmetrics,
+            prometheus,
+            interval,
+        } => {
+            let status = status_with_limits(&root, interval.duration)?;
             let mut out = std::io::stdout().lock();
             if *json {
-                let document = pacer_core::status_json::StatusDocument::new(&status);
+                let document = pacer_core::status_json::StatusDocument::with_limits(&status);
                 let text = serde_json::to_string_pretty(&document)?;
                 writeln!(out, "{text}")?;
+            } else if *openmetrics || *prometheus {
+                let format = if *openmetrics {
+                    openmetrics::Format::OpenMetrics
+                } else {
+                    openmetrics::Format::Prometheus
+                };
+                out.write_all(openmetrics::render(&status, format).as_bytes())?;
             } else {
                 let style = style::Style::for_stdout();
                 out.write_all(status::render(&status, &style).as_bytes())?;
             }
             out.flush()?;
             Ok(())
+        }
+        Command::Limits { json, interval } => {
+            let status = status_with_limits(&root, interval.duration)?;
+            limits::print(&status, interval.duration, *json)
         }
         Command::Watch { json } => {
             // A simulated machine started here keeps moving while it is watched.
@@ -128,4 +145,17 @@ fn run(cli: &Cli) -> anyhow::Result<()> {
         },
         Command::Simulate { .. } => unreachable!("handled above"),
     }
+}
+
+/// The machine, the profile daemon and the findings, with each core type's limit chain
+/// from readings `interval` apart.
+fn status_with_limits(
+    root: &pacer_core::SysRoot,
+    interval: std::time::Duration,
+) -> anyhow::Result<pacer_core::status::Status> {
+    let mut status = runtime::new()?
+        .block_on(pacer_core::status::Status::gather(root))
+        .with_context(|| gettext("cannot read the machine's CPU state"))?;
+    limits::read(root, &mut status, interval);
+    Ok(status)
 }

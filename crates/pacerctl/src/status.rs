@@ -4,17 +4,19 @@
 use std::fmt::Write;
 
 use pacer_core::findings::{Fix, Severity};
-use pacer_core::i18n::{fill, gettext, ngettext};
+use pacer_core::i18n::{fill, gettext};
 use pacer_core::machine::{cores_heading, group_policies, PolicyGroup, Snapshot};
 use pacer_core::profile::expectation;
 use pacer_core::status::Status;
 use pacer_core::values::Khz;
 use pacer_core::CpuSet;
 
+use crate::limits::verdict;
+use crate::sections::{no_cpufreq, problems_section};
 use crate::style::Style;
 
 /// Renders the human status: profile, driver, EAS, then one row per group of policies, the
-/// findings, and what could not be read.
+/// verdict of each core type's limit chain, the findings, and what could not be read.
 pub fn render(status: &Status, style: &Style) -> String {
     let snapshot = &status.snapshot;
     let mut out = String::new();
@@ -49,14 +51,17 @@ pub fn render(status: &Status, style: &Style) -> String {
 
     let groups = group_policies(snapshot);
     if groups.is_empty() {
-        let _ = writeln!(
-            out,
-            "\n{}",
-            gettext("No CPU frequency scaling: the kernel offers no cpufreq driver here.")
-        );
+        let _ = writeln!(out, "\n{}", no_cpufreq());
     } else {
         out.push('\n');
         out.push_str(&policy_table(&groups, style));
+    }
+
+    if !status.limits.is_empty() {
+        let _ = writeln!(out, "\n{}", style.heading(&gettext("Limits")));
+        for core in &status.limits {
+            let _ = writeln!(out, "  {}", verdict(core, snapshot));
+        }
     }
 
     if !status.findings.is_empty() {
@@ -76,21 +81,7 @@ pub fn render(status: &Status, style: &Style) -> String {
         }
     }
 
-    if !snapshot.problems.is_empty() {
-        let count = snapshot.problems.len();
-        let heading = fill(
-            ngettext(
-                "{count} file could not be read as expected:",
-                "{count} files could not be read as expected:",
-                count as u32,
-            ),
-            &[("count", &count)],
-        );
-        let _ = writeln!(out, "\n{}", style.warning(&heading));
-        for problem in &snapshot.problems {
-            let _ = writeln!(out, "  {problem}");
-        }
-    }
+    out.push_str(&problems_section(&snapshot.problems, style));
     out
 }
 

@@ -8,9 +8,12 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod common;
+
 use std::path::Path;
 use std::process::Output;
 
+use common::openmetrics;
 use pacer_testrig::{Service, SystemBus, PPD_ACTIONS};
 use serde_json::Value;
 
@@ -48,6 +51,7 @@ impl Rig {
             .arg("--sysfs-root")
             .arg(self.root())
             .env("LC_ALL", "C")
+            .env("PACER_INTERVAL", "0")
             .output()
             .unwrap()
     }
@@ -105,6 +109,33 @@ fn switching_the_profile_changes_epp_and_shows_no_finding() {
     let status = rig.status();
     assert_eq!(status["profile"]["active"], "performance");
     assert_eq!(kinds(&status), Vec::<String>::new(), "{status:#}");
+
+    // OpenMetrics: the profile as a state set over those the daemon offers.
+    let output = rig.pacerctl(&["status", "--openmetrics"]);
+    let families = openmetrics(&String::from_utf8(output.stdout).unwrap());
+    let profile = families
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|family| family["name"] == "pacer_profile")
+        .unwrap();
+    let states: Vec<(&str, f64)> = profile["samples"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|sample| {
+            let state = sample["labels"]["pacer_profile"].as_str().unwrap();
+            (state, sample["value"].as_f64().unwrap())
+        })
+        .collect();
+    assert_eq!(
+        states,
+        [
+            ("power-saver", 0.0),
+            ("balanced", 0.0),
+            ("performance", 1.0)
+        ]
+    );
 }
 
 /// Policies named by a finding of `kind`.
@@ -346,6 +377,7 @@ fn status_with(bus: &SystemBus, tree: &Path) -> Value {
         .command(PACERCTL)
         .args(["status", "--json", "--sysfs-root"])
         .arg(tree)
+        .env("PACER_INTERVAL", "0")
         .output()
         .unwrap();
     assert!(output.status.success());

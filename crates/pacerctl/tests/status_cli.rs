@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-//! `pacerctl status` as a user runs it: exit codes, messages, the schema-1 JSON on every
-//! machine kind, and unreadable files met as an unprivileged user.
+//! `pacerctl status` as a user runs it: exit codes, messages, the schema-2 JSON and the
+//! OpenMetrics text on every machine kind, and unreadable files met as an unprivileged user.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -13,7 +13,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::{Command, Output};
 
-use common::{pacerctl, PACERCTL};
+use common::{openmetrics, pacerctl, pacerctl_as_user, PACERCTL};
 
 use pacer_core::sim;
 use serde_json::Value;
@@ -22,11 +22,11 @@ fn stderr(output: &Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
 }
 
-/// Checks the schema-1 contract of `docs/contracts.md` 2: every field there, with its type.
+/// Checks the schema-2 contract of `docs/contracts.md` 2: every field there, with its type.
 fn check_schema(document: &Value) {
     let is_uint_or_null = |v: &Value| v.is_null() || v.is_u64();
     let is_str_or_null = |v: &Value| v.is_null() || v.is_string();
-    assert_eq!(document["schema"], 1);
+    assert_eq!(document["schema"], 2);
     assert!(document["simulated"].is_boolean());
     for cpu in document["cpus"].as_array().unwrap() {
         assert!(cpu["id"].is_u64());
@@ -77,6 +77,74 @@ fn check_schema(document: &Value) {
     assert!(eas["reasons"].is_array());
     assert!(document["profile"].is_null() || document["profile"].is_object());
     assert!(document["findings"].is_array());
+    for core in document["limits"].as_array().unwrap() {
+        check_limits(core);
+    }
+}
+
+/// One core type's limit chain (schema 2).
+fn check_limits(core: &Value) {
+    let is_uint_or_null = |v: &Value| v.is_null() || v.is_u64();
+    assert!(matches!(
+        core["core_type"].as_str(),
+        None | Some("performance" | "efficiency" | "low-power")
+    ));
+    assert!(core["policies"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(Value::is_u64));
+    for key in [
+        "requested_khz",
+        "hardware_max_khz",
+        "delivered_khz",
+        "ceiling_khz",
+    ] {
+        assert!(is_uint_or_null(&core[key]), "{key}");
+    }
+    assert!(matches!(
+        core["delivered_source"].as_str(),
+        None | Some("cpuinfo_avg_freq" | "scaling_cur_freq")
+    ));
+    assert!(matches!(
+        core["limiter"].as_str(),
+        Some("none" | "settings" | "firmware" | "platform" | "thermal" | "power")
+    ));
+    assert!(core["held_policies"].is_array());
+    assert!(core["since"].is_null() || core["since"].is_string());
+    for link in ["settings", "firmware", "platform", "thermal", "power"] {
+        assert!(core[link].is_object(), "{link}");
+    }
+    assert!(core["thermal"]["cooling"].is_array());
+    for key in ["lowered", "holds", "drawn_unreadable"] {
+        assert!(core["power"][key].is_boolean(), "{key}");
+    }
+}
+
+/// `pacerctl status --openmetrics` on `root`: it succeeds and a real OpenMetrics parser
+/// takes it, with one limiter per core type.
+fn check_openmetrics(name: &str, root: &Path) {
+    let output = pacerctl(&[
+        "status",
+        "--openmetrics",
+        "--sysfs-root",
+        root.to_str().unwrap(),
+    ]);
+    assert!(output.status.success(), "{name}: {}", stderr(&output));
+    let families = openmetrics(&String::from_utf8(output.stdout).unwrap());
+    let limiter = families
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|family| family["name"] == "pacer_limiter")
+        .unwrap();
+    let samples = limiter["samples"].as_array().unwrap();
+    let held = samples
+        .iter()
+        .filter(|sample| sample["value"] == 1.0)
+        .count();
+    // Six states per core type, one of them the limiter.
+    assert_eq!(held * 6, samples.len(), "{name}: {limiter:#}");
 }
 
 /// `pacerctl status --json` on `root`: it succeeds and follows the contract.
@@ -89,20 +157,22 @@ fn status_json_of(name: &str, root: &Path) -> Value {
 }
 
 #[test]
-fn json_follows_the_contract_on_every_model() {
+fn json_and_openmetrics_follow_their_contracts_on_every_model() {
     for model in sim::MODELS {
         let tree = model_tree(model.name);
         let document = status_json_of(model.name, tree.path());
         assert_eq!(document["simulated"], true);
+        check_openmetrics(model.name, tree.path());
     }
 }
 
 #[test]
-fn json_follows_the_contract_on_every_reference_tree() {
+fn json_and_openmetrics_follow_their_contracts_on_every_reference_tree() {
     for name in reference_trees::TREES {
         let tree = reference_trees::lay_out(name);
         let document = status_json_of(name, tree.path());
         assert_eq!(document["simulated"], false);
+        check_openmetrics(name, tree.path());
     }
 }
 
@@ -176,33 +246,7 @@ fn garbled_files_are_listed_and_the_rest_still_shown() {
     assert!(text.contains("amd-pstate-epp (active mode)"));
 }
 
-/// Makes every directory from `dir` up to `/` traversable by others, and the tree readable.
-fn open_to_others(dir: &Path) {
-    for entry in walk(dir) {
-        let meta = fs::symlink_metadata(&entry).unwrap();
-        if meta.is_dir() {
-            fs::set_permissions(&entry, fs::Permissions::from_mode(0o755)).unwrap();
-        }
-    }
-}
-
-fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
-    let mut found = vec![dir.to_owned()];
-    let mut index = 0;
-    while index < found.len() {
-        let path = found[index].clone();
-        if fs::symlink_metadata(&path).unwrap().is_dir() {
-            for entry in fs::read_dir(&path).unwrap() {
-                found.push(entry.unwrap().path());
-            }
-        }
-        index += 1;
-    }
-    found
-}
-
-/// EACCES on a file a user may not read. Root reads everything, so as root the binary runs
-/// as `nobody` (util-linux `setpriv`); as a user, the file is simply made unreadable.
+/// EACCES on a file a user may not read.
 #[test]
 fn unreadable_files_name_the_errno() {
     let tree = model_tree("arm-rk3588");
@@ -213,38 +257,20 @@ fn unreadable_files_name_the_errno() {
         fs::Permissions::from_mode(0o400),
     )
     .unwrap();
-    let is_root = fs::read_to_string("/proc/self/status")
-        .unwrap()
-        .lines()
-        .any(|line| line.starts_with("Uid:") && line.split_whitespace().nth(1) == Some("0"));
-    let output = if is_root {
-        // The test binary may live under a directory `nobody` cannot enter: copy it out.
-        let bin_dir = tempfile::tempdir().unwrap();
-        let bin = bin_dir.path().join("pacerctl");
-        fs::copy(PACERCTL, &bin).unwrap();
-        open_to_others(bin_dir.path());
-        open_to_others(root);
-        Command::new("setpriv")
-            .args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
-            .arg(&bin)
-            .args(["status", "--json", "--sysfs-root"])
-            .arg(root)
-            .output()
-            .expect("setpriv (util-linux) runs the binary as nobody")
-    } else {
-        pacerctl(&["status", "--json", "--sysfs-root", root.to_str().unwrap()])
-    };
+    let output = pacerctl_as_user(root, &["status", "--json", "--interval", "0.1"]);
     assert!(output.status.success(), "{}", stderr(&output));
     let document: Value = serde_json::from_slice(&output.stdout).unwrap();
     let problems = document["problems"].as_array().unwrap();
+    let about = |p: &&Value| {
+        p["path"]
+            .as_str()
+            .is_some_and(|path| path.ends_with("policy0/scaling_max_freq"))
+    };
+    // The limit chain reads the file too: it is listed once.
+    assert_eq!(problems.iter().filter(about).count(), 1, "{problems:#?}");
     let problem = problems
         .iter()
-        .find(|p| {
-            p["path"]
-                .as_str()
-                .unwrap()
-                .ends_with("policy0/scaling_max_freq")
-        })
+        .find(about)
         .unwrap_or_else(|| panic!("{problems:?}"));
     assert_eq!(problem["kind"], "unreadable");
     assert_eq!(problem["errno"], 13);
