@@ -7,6 +7,8 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+use crate::i18n::{fill, gettext};
+
 /// A frequency in kHz, the unit of every cpufreq file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(transparent)]
@@ -16,6 +18,17 @@ impl Khz {
     /// Rounded to the nearest MHz (without overflowing near `u32::MAX` kHz).
     pub fn mhz(self) -> u32 {
         self.0 / 1000 + u32::from(self.0 % 1000 >= 500)
+    }
+
+    /// The frequency for people: "4.2 GHz" to the nearest 10 MHz, "400 MHz" below 1 GHz.
+    pub fn words(self) -> String {
+        let mhz = self.mhz();
+        if mhz < 1000 {
+            return fill(gettext("{mhz} MHz"), &[("mhz", &mhz)]);
+        }
+        let ghz = format!("{:.2}", f64::from(mhz) / 1000.0);
+        let ghz = ghz.trim_end_matches('0').trim_end_matches('.');
+        fill(gettext("{ghz} GHz"), &[("ghz", &ghz)])
     }
 }
 
@@ -409,6 +422,16 @@ mod tests {
         assert_eq!(Khz(1_398_499).mhz(), 1398);
         // The largest value that parses (found by the `khz` fuzz target: it overflowed).
         assert_eq!("4294967295".parse::<Khz>().map(Khz::mhz), Ok(4_294_967));
+        for (khz, words) in [
+            (4_700_000, "4.7 GHz"),
+            (3_450_000, "3.45 GHz"),
+            (3_000_000, "3 GHz"),
+            (1_004_999, "1 GHz"),
+            (999_499, "999 MHz"),
+            (400_000, "400 MHz"),
+        ] {
+            assert_eq!(Khz(khz).words(), words);
+        }
         for bad in [
             "",
             "abc",

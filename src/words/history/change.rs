@@ -69,7 +69,7 @@ pub fn value_words(setting: Setting, value: &str) -> String {
         Setting::Governor => value.parse().ok().map(|governor| governor_label(&governor)),
         Setting::DriverMode => value.parse().ok().map(driver_mode_label),
         Setting::Profile | Setting::PlatformProfile => Some(profile_label(value)),
-        Setting::MinFreq | Setting::MaxFreq => value.parse().ok().map(gigahertz),
+        Setting::MinFreq | Setting::MaxFreq => value.parse().ok().map(Khz::words),
         Setting::Boost | Setting::Eas => switch(value, "1"),
         Setting::NoTurbo => switch(value, "0"),
         Setting::MinPerfPct | Setting::MaxPerfPct => {
@@ -102,11 +102,4 @@ fn switch(value: &str, on: &str) -> Option<String> {
         "0" | "1" => Some(gettext("Off")),
         _ => None,
     }
-}
-
-/// "4.2 GHz", to the nearest 10 MHz.
-fn gigahertz(khz: Khz) -> String {
-    let ghz = format!("{:.2}", f64::from(khz.mhz()) / 1000.0);
-    let ghz = ghz.trim_end_matches('0').trim_end_matches('.');
-    fill(gettext("{ghz} GHz"), &[("ghz", &ghz)])
 }
