@@ -34,6 +34,9 @@ pub fn headline(finding: &Finding, profile: Option<&str>) -> String {
         (FindingKind::ChangedAcrossSuspend, _) => {
             gettext("A setting changed while the computer slept")
         }
+        (FindingKind::ClampedAfterResume, _) => {
+            gettext("Highest frequency came back lower after sleep")
+        }
     }
 }
 
@@ -82,6 +85,7 @@ mod tests {
             FindingKind::TurboDisabled,
             FindingKind::EasBlocked,
             FindingKind::ChangedAcrossSuspend,
+            FindingKind::ClampedAfterResume,
         ];
         for kind in kinds {
             for profile in [None, Some("balanced")] {

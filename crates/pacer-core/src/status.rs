@@ -2,12 +2,12 @@
 //! Everything `pacerctl status` and the window show at once: the machine, the profile
 //! daemon, other power managers, and the findings that follow from them.
 
-use crate::findings::{self, Finding, FindingInputs, FindingKind};
+use crate::findings::{self, Finding, FindingInputs};
 use crate::history::Event;
 use crate::machine::{Snapshot, SnapshotError};
 use crate::managers::{self, PowerManager};
 use crate::profile::{client, ProfileProblem, ProfileReading, ProfileState};
-use crate::suspend::changed_across_suspend;
+use crate::suspend;
 use crate::sysfs::SysRoot;
 use crate::who::causes;
 
@@ -69,14 +69,14 @@ impl Status {
     }
 
     /// Explains the findings with what the helper recorded (`recorded`, oldest first): the
-    /// findings only a recording shows (changed across suspend) join the others, in place
-    /// of those of an earlier recording, and each finding carries the recorded changes
-    /// behind it.
+    /// findings only a recording shows (changed across suspend, clamped after resume) join
+    /// the others, in place of those of an earlier recording, and each finding carries the
+    /// recorded changes behind it.
     pub fn explain(&mut self, recorded: &[Event]) {
         self.findings
-            .retain(|finding| finding.kind != FindingKind::ChangedAcrossSuspend);
+            .retain(|finding| !suspend::KINDS.contains(&finding.kind));
         self.findings
-            .extend(changed_across_suspend(&self.snapshot, recorded));
+            .extend(suspend::found_on_waking(&self.snapshot, recorded));
         self.findings
             .sort_by_key(|finding| (finding.severity, finding.kind));
         for finding in &mut self.findings {

@@ -7,7 +7,7 @@ use pacer_core::i18n::{fill, gettext};
 use pacer_core::machine::Snapshot;
 use pacer_core::profile::client;
 use pacer_core::status::Status;
-use pacer_core::values::{CoreType, DriverMode, Governor};
+use pacer_core::values::{CoreType, DriverMode, Governor, Khz};
 use pacer_core::{CpuSet, SysRoot};
 use pacer_dbus::client::{self as helper_client, call};
 use pacer_dbus::{Helper1Proxy, PolicyValue};
@@ -216,6 +216,18 @@ pub async fn fix(root: &SysRoot, dry_run: bool, session: bool) -> anyhow::Result
                     &gettext("the governor"),
                     &call(helper.set_governor(policies, &Governor::schedutil())).await?,
                 );
+            }
+            FixAction::RestoreMaxFrequency { policies, khz } => {
+                let helper = connect(&mut connected, session).await?;
+                let read_back = call(helper.set_max_frequency(policies, khz.0)).await?;
+                let words: Vec<PolicyValue> = read_back
+                    .into_iter()
+                    .map(|(id, value)| match value.parse::<Khz>() {
+                        Ok(khz) => (id, khz.words()),
+                        Err(()) => (id, value),
+                    })
+                    .collect();
+                print_values(&gettext("the maximum frequency"), &words);
             }
             FixAction::EnableEas => {
                 call(connect(&mut connected, session).await?.set_eas(true)).await?;

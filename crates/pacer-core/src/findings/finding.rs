@@ -5,7 +5,7 @@ use serde::Serialize;
 
 use crate::cpuset::CpuSet;
 use crate::history::Event;
-use crate::values::{Epp, Governor};
+use crate::values::{Epp, Governor, Khz};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -19,6 +19,8 @@ pub enum FindingKind {
     EasBlocked,
     /// A setting found changed when the machine woke from sleep (`crate::suspend`).
     ChangedAcrossSuspend,
+    /// A maximum frequency that came back lower from sleep than it went (`crate::suspend`).
+    ClampedAfterResume,
 }
 
 /// Most severe first.
@@ -58,6 +60,11 @@ pub enum FixAction {
         policies: Vec<u32>,
     },
     EnableEas,
+    /// Write `khz` as the maximum frequency of `policies` again.
+    RestoreMaxFrequency {
+        policies: Vec<u32>,
+        khz: Khz,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
