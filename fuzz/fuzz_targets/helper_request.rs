@@ -5,7 +5,8 @@
 //!
 //! Input: byte 0 picks the machine, byte 1 the method, byte 2 how many policies or CPUs
 //! follow as little-endian u32s (byte 3 … ), the rest is the method's string (lossy UTF-8)
-//! or, for a measurement, the trial count in its first four bytes.
+//! or, for a measurement or a maximum frequency, the trial count or kHz in its first four
+//! bytes.
 #![no_main]
 
 use std::sync::OnceLock;
@@ -45,18 +46,17 @@ fn request(data: &[u8]) -> Option<(usize, Request)> {
         .map(|n| u32::from_le_bytes([n[0], n[1], n[2], n[3]]))
         .collect();
     let text = String::from_utf8_lossy(tail).into_owned();
-    let request = match method % 6 {
+    let number = tail
+        .get(..4)
+        .map_or(1, |t| u32::from_le_bytes([t[0], t[1], t[2], t[3]]));
+    let request = match method % 7 {
         0 => Request::SetGovernor { policies: ids, governor: text },
         1 => Request::SetEpp { policies: ids, epp: text },
         2 => Request::SetBoost { policies: ids },
         3 => Request::SetEas,
         4 => Request::SetDriverMode { mode: text },
-        _ => Request::MeasureRamp {
-            cpus: ids,
-            trials: tail
-                .get(..4)
-                .map_or(1, |t| u32::from_le_bytes([t[0], t[1], t[2], t[3]])),
-        },
+        5 => Request::SetMaxFrequency { policies: ids, khz: number },
+        _ => Request::MeasureRamp { cpus: ids, trials: number },
     };
     Some((usize::from(machine) % pacer_core::sim::MODELS.len(), request))
 }
@@ -86,6 +86,14 @@ fuzz_target!(|data: &[u8]| {
                 assert!(policies
                     .iter()
                     .all(|id| snapshot.policy(*id).is_some_and(|p| p.is_active())));
+            }
+            Request::SetMaxFrequency { policies, khz } => {
+                for id in policies {
+                    let policy = snapshot.policy(*id).unwrap();
+                    assert!(policy.is_active());
+                    let (min, max) = (policy.hw_min_khz.unwrap(), policy.hw_max_khz.unwrap());
+                    assert!((min.0..=max.0).contains(khz));
+                }
             }
             Request::MeasureRamp { cpus, trials } => {
                 assert!(!cpus.is_empty() && *trials >= 1);

@@ -5,7 +5,7 @@
 use pacer_core::findings::{Finding, FixAction};
 use pacer_core::i18n::gettext;
 use pacer_core::profile::{client, ProfileState};
-use pacer_core::values::{DriverMode, Epp, Governor};
+use pacer_core::values::{DriverMode, Epp, Governor, Khz};
 use pacer_dbus::client::{call, ClientError};
 use pacer_dbus::{ErrorKind, Helper1Proxy, HelperError};
 
@@ -27,6 +27,11 @@ pub enum Change {
     Boost {
         policies: Vec<u32>,
         enabled: bool,
+    },
+    /// The maximum frequency of these policies.
+    MaxFrequency {
+        policies: Vec<u32>,
+        khz: Khz,
     },
     Eas(bool),
     DriverMode(DriverMode),
@@ -85,6 +90,10 @@ impl Change {
                 steps
             }
             FixAction::EnableEas => vec![Change::Eas(true)],
+            FixAction::RestoreMaxFrequency { policies, khz } => vec![Change::MaxFrequency {
+                policies: policies.clone(),
+                khz: *khz,
+            }],
             FixAction::StopManagers { .. } | FixAction::Advice => Vec::new(),
         }
     }
@@ -162,6 +171,9 @@ pub async fn apply(
         Change::Boost { policies, enabled } => {
             call(helper.set_boost(&or_all(policies), *enabled)).await?;
         }
+        Change::MaxFrequency { policies, khz } => {
+            call(helper.set_max_frequency(&or_all(policies), khz.0)).await?;
+        }
         Change::Eas(enabled) => drop(call(helper.set_eas(*enabled)).await?),
         Change::DriverMode(mode) => {
             call(helper.set_driver_mode(mode)).await?;
@@ -207,6 +219,22 @@ mod tests {
             stop: vec!["tlp".into()],
         };
         assert!(Change::steps_of(&stop).is_empty());
+    }
+
+    #[test]
+    fn a_maximum_frequency_is_restored_through_the_helper() {
+        let restore = FixAction::RestoreMaxFrequency {
+            policies: vec![2, 3],
+            khz: Khz(4_700_000),
+        };
+        assert_eq!(
+            Change::steps_of(&restore),
+            [Change::MaxFrequency {
+                policies: vec![2, 3],
+                khz: Khz(4_700_000)
+            }]
+        );
+        assert!(Change::steps_of(&restore).iter().all(Change::needs_helper));
     }
 
     fn finding(action: FixAction) -> Finding {

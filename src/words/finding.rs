@@ -36,6 +36,9 @@ pub fn headline(finding: &Finding, profile: Option<&str>) -> String {
         }
         (FindingKind::ThermalLimit, _) => gettext("The processor is slowed down by heat"),
         (FindingKind::PowerLimitLowered, _) => gettext("The power limit is below its default"),
+        (FindingKind::ClampedAfterResume, _) => {
+            gettext("Highest frequency came back lower after sleep")
+        }
     }
 }
 
@@ -86,6 +89,7 @@ mod tests {
             FindingKind::ChangedAcrossSuspend,
             FindingKind::ThermalLimit,
             FindingKind::PowerLimitLowered,
+            FindingKind::ClampedAfterResume,
         ];
         for kind in kinds {
             for profile in [None, Some("balanced")] {

@@ -2,13 +2,13 @@
 //! Everything `pacerctl status` and the window show at once: the machine, the profile
 //! daemon, other power managers, and the findings that follow from them.
 
-use crate::findings::{self, limit_findings, Finding, FindingInputs, FindingKind};
+use crate::findings::{self, limit_findings, Finding, FindingInputs, FindingKind, FixAction};
 use crate::history::Event;
 use crate::limits::{CoreLimits, LimitWatch};
 use crate::machine::{Snapshot, SnapshotError};
 use crate::managers::{self, PowerManager};
 use crate::profile::{client, ProfileProblem, ProfileReading, ProfileState};
-use crate::suspend::changed_across_suspend;
+use crate::suspend;
 use crate::sysfs::SysRoot;
 use crate::who::causes;
 
@@ -67,7 +67,7 @@ impl Status {
     /// refreshes it at its own pace), and the findings it calls for in place of those of an
     /// earlier chain. Says whether any core type's limiter changed.
     pub fn read_limits(&mut self, watch: &mut LimitWatch) -> bool {
-        let limits = watch.limits(&self.snapshot, &[]);
+        let limits = watch.limits(&self.snapshot);
         let limiters = |limits: &[CoreLimits]| -> Vec<_> {
             limits
                 .iter()
@@ -98,14 +98,23 @@ impl Status {
     }
 
     /// Explains the findings with what the helper recorded (`recorded`, oldest first): the
-    /// findings only a recording shows (changed across suspend) join the others, in place
-    /// of those of an earlier recording, and each finding carries the recorded changes
-    /// behind it.
+    /// findings only a recording shows (changed across suspend, clamped after resume) join
+    /// the others, in place of those of an earlier recording, and each finding carries the
+    /// recorded changes behind it. A clamp after resume makes the limit chain's verdict the
+    /// platform's (call after [`Status::read_limits`]).
     pub fn explain(&mut self, recorded: &[Event]) {
         self.findings
-            .retain(|finding| finding.kind != FindingKind::ChangedAcrossSuspend);
+            .retain(|finding| !suspend::KINDS.contains(&finding.kind));
         self.findings
-            .extend(changed_across_suspend(&self.snapshot, recorded));
+            .extend(suspend::found_on_waking(&self.snapshot, recorded));
+        // A maximum that came back lower from sleep is the platform's doing, not a choice.
+        for finding in &self.findings {
+            if let FixAction::RestoreMaxFrequency { policies, khz } = &finding.fix.action {
+                for core in &mut self.limits {
+                    core.clamped(policies, *khz);
+                }
+            }
+        }
         self.findings
             .sort_by_key(|finding| (finding.severity, finding.kind));
         for finding in &mut self.findings {

@@ -136,6 +136,7 @@ fn settings_of(kind: FindingKind) -> &'static [Setting] {
         FindingKind::TurboDisabled => &[Setting::Boost, Setting::NoTurbo],
         FindingKind::EasBlocked => &[Setting::Eas, Setting::Governor],
         FindingKind::ChangedAcrossSuspend => &[Setting::Epp, Setting::Governor],
+        FindingKind::ClampedAfterResume => &[Setting::MaxFreq],
         FindingKind::CompetingPowerManagers
         | FindingKind::ThermalLimit
         | FindingKind::PowerLimitLowered => &[],

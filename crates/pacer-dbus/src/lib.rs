@@ -28,6 +28,8 @@ pub enum Topic {
     Governor,
     Epp,
     Boost,
+    /// The maximum frequency (`scaling_max_freq`).
+    MaxFrequency,
     Eas,
     Mode,
     /// Settings saved for later, or given back.
@@ -74,6 +76,7 @@ impl Topic {
             Topic::Governor => "governor",
             Topic::Epp => "epp",
             Topic::Boost => "boost",
+            Topic::MaxFrequency => "maximum frequency",
             Topic::Eas => "eas",
             Topic::Mode => "mode",
             Topic::SavedSettings => "saved settings",
@@ -86,7 +89,7 @@ impl Topic {
 
 /// polkit actions, one per kind of change.
 pub mod actions {
-    /// Governor, EPP and boost: allowed for active local sessions.
+    /// Governor, EPP, boost and the maximum frequency: allowed for active local sessions.
     pub const SET_CPU_POWER: &str = "io.github.pacerapp.Pacer.set-cpu-power";
     /// Energy Aware Scheduling: administrator authentication.
     pub const SET_SCHEDULER: &str = "io.github.pacerapp.Pacer.set-scheduler";
@@ -203,6 +206,12 @@ pub trait Helper1 {
     #[zbus(allow_interactive_auth)]
     fn set_boost(&self, policies: &[u32], enabled: bool) -> zbus::Result<Vec<PolicyValue>>;
 
+    /// Sets the maximum frequency of `policies` (`scaling_max_freq`, in kHz, within each
+    /// one's `cpuinfo_min_freq`..`cpuinfo_max_freq`); returns each policy's maximum read back.
+    /// Fails with [`Problem::MaxFrequencyHeld`] where it reads back lower: another limit holds it.
+    #[zbus(allow_interactive_auth)]
+    fn set_max_frequency(&self, policies: &[u32], khz: u32) -> zbus::Result<Vec<PolicyValue>>;
+
     /// Switches Energy Aware Scheduling on or off; returns the sysctl read back.
     #[zbus(allow_interactive_auth)]
     fn set_eas(&self, enabled: bool) -> zbus::Result<String>;
@@ -255,8 +264,8 @@ pub trait Helper1 {
         mhz: Vec<(f64, f64)>,
     ) -> zbus::Result<()>;
 
-    /// A setting changed: `what` (`governor`, `epp`, `boost`, `eas`, `mode`, `restore`) on
-    /// `policies` (empty for machine-wide settings).
+    /// A setting changed: `what` (`governor`, `epp`, `boost`, `maximum frequency`, `eas`,
+    /// `mode`, `restore`) on `policies` (empty for machine-wide settings).
     #[zbus(signal)]
     fn changed(&self, what: &str, policies: Vec<u32>) -> zbus::Result<()>;
 }

@@ -7,6 +7,7 @@ use std::fmt;
 
 use pacer_core::i18n::{fill, gettext};
 use pacer_core::machine::EasReason;
+use pacer_core::values::Khz;
 use pacer_core::CpuSet;
 use serde::{Deserialize, Serialize};
 
@@ -107,6 +108,26 @@ pub enum Problem {
     },
     NoBoostSwitch,
     BoostOnlyForAll,
+    /// The policy has no frequency limits the helper can set (`cpuinfo_min_freq`,
+    /// `cpuinfo_max_freq` or `scaling_max_freq` missing or unreadable).
+    NoFrequencyLimits {
+        policy: u32,
+    },
+    /// A frequency (kHz) outside the policy's `cpuinfo_min_freq`..`cpuinfo_max_freq`.
+    FrequencyOutOfRange {
+        policy: u32,
+        khz: u32,
+        min: u32,
+        max: u32,
+    },
+    /// Written, the maximum frequency of these policies reads back below `khz` (`held` at
+    /// the lowest): another limit request (the firmware's, the kernel's) holds it, as the
+    /// lowest of all requests is the one in force.
+    MaxFrequencyHeld {
+        policies: CpuSet,
+        khz: u32,
+        held: u32,
+    },
     NoEasSupport,
     EasImpossible {
         reasons: Vec<EasReason>,
@@ -196,6 +217,7 @@ impl Problem {
             | Problem::NotAnEpp { .. }
             | Problem::EppNotOffered { .. }
             | Problem::NotADriverMode { .. }
+            | Problem::FrequencyOutOfRange { .. }
             | Problem::NoSavedSettings { .. }
             | Problem::CpuCount { .. }
             | Problem::TrialCount { .. }
@@ -203,6 +225,7 @@ impl Problem {
             | Problem::CpuUnavailable { .. } => InvalidArgument,
             Problem::PolicyOffline { .. }
             | Problem::EppHeldByGovernor { .. }
+            | Problem::MaxFrequencyHeld { .. }
             | Problem::MeasurementRunning
             | Problem::TooManyCalls => Busy,
             Problem::NotYourSettings { .. }
@@ -211,6 +234,7 @@ impl Problem {
             Problem::NoEpp { .. }
             | Problem::NoBoostSwitch
             | Problem::BoostOnlyForAll
+            | Problem::NoFrequencyLimits { .. }
             | Problem::NoEasSupport
             | Problem::EasImpossible { .. }
             | Problem::NoDriverModes
@@ -328,6 +352,31 @@ impl fmt::Display for Problem {
             Problem::BoostOnlyForAll => {
                 gettext("turbo can only be switched for all policies at once on this machine")
             }
+            Problem::NoFrequencyLimits { policy } => fill(
+                gettext("policy {policy} has no frequency limits to set"),
+                &[("policy", policy)],
+            ),
+            Problem::FrequencyOutOfRange {
+                policy,
+                khz,
+                min,
+                max,
+            } => fill(
+                gettext("{khz} kHz is outside the range of policy {policy}: {min}-{max} kHz"),
+                &[("khz", khz), ("policy", policy), ("min", min), ("max", max)],
+            ),
+            Problem::MaxFrequencyHeld {
+                policies,
+                khz,
+                held,
+            } => fill(
+                gettext("the firmware or the kernel holds the maximum frequency of policy {policies} at {held}, below the {asked} asked for: the lowest of all limits on a policy is the one in force, and Pacer cannot lift one it did not set"),
+                &[
+                    ("policies", policies),
+                    ("held", &Khz(*held).words()),
+                    ("asked", &Khz(*khz).words()),
+                ],
+            ),
             Problem::NoEasSupport => {
                 gettext("the kernel was built without energy-aware scheduling")
             }
@@ -416,73 +465,4 @@ impl fmt::Display for Problem {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_problem_round_trips_as_its_kind_and_arguments() {
-        let problem = Problem::GovernorNotOffered {
-            policy: 3,
-            governor: "ondemand".into(),
-            offered: vec!["performance".into(), "powersave".into()],
-        };
-        let json = serde_json::to_string(&problem).unwrap();
-        assert_eq!(
-            json,
-            r#"{"problem":"governor-not-offered","policy":3,"governor":"ondemand","offered":["performance","powersave"]}"#
-        );
-        assert_eq!(serde_json::from_str::<Problem>(&json).unwrap(), problem);
-        assert_eq!(problem.kind(), ErrorKind::InvalidArgument);
-        assert_eq!(
-            problem.to_string(),
-            "policy 3 does not offer the ondemand governor (it offers: performance, powersave)"
-        );
-    }
-
-    #[test]
-    fn a_kernel_refusal_is_worded_with_the_file_and_errno() {
-        let busy = Problem::WriteRefused {
-            file: "/sys/devices/system/cpu/cpufreq/policy0/energy_performance_preference".into(),
-            errno: Some(16),
-            value: "power".into(),
-        };
-        assert_eq!(busy.kind(), ErrorKind::Busy);
-        let text = busy.to_string();
-        assert!(
-            text.contains("policy0/energy_performance_preference"),
-            "{text}"
-        );
-        assert!(text.contains("EBUSY"), "{text}");
-        let odd = Problem::WriteRefused {
-            file: "/x".into(),
-            errno: Some(121),
-            value: "1".into(),
-        };
-        assert_eq!(odd.kind(), ErrorKind::Failed);
-        assert!(odd.to_string().contains("errno 121"), "{odd}");
-    }
-
-    #[test]
-    fn echoes_are_cut_at_the_limit() {
-        let long = "x".repeat(10_000);
-        assert_eq!(echo(&long).chars().count(), ECHO_LIMIT + 1);
-        assert_eq!(echo("schedutil"), "schedutil");
-        // Cut at a character, never inside one.
-        let wide = "é".repeat(300);
-        assert!(echo(&wide).starts_with(&"é".repeat(ECHO_LIMIT)));
-    }
-
-    #[test]
-    fn an_unknown_kind_from_an_older_helper_is_failed() {
-        let other = Problem::Other {
-            kind: "Busy".into(),
-            text: "x".into(),
-        };
-        assert_eq!(other.kind(), ErrorKind::Busy);
-        let odd = Problem::Other {
-            kind: "Strange".into(),
-            text: "x".into(),
-        };
-        assert_eq!(odd.kind(), ErrorKind::Failed);
-    }
-}
+mod tests;

@@ -21,6 +21,7 @@ use rustix::fs::{Mode, OFlags};
 pub enum Target {
     Governor(u32),
     Epp(u32),
+    MaxFreq(u32),
     IntelStatus,
     AmdStatus,
     NoTurbo,
@@ -38,6 +39,7 @@ impl Target {
             Target::Epp(policy) => {
                 format!("{CPU}/cpufreq/policy{policy}/energy_performance_preference")
             }
+            Target::MaxFreq(policy) => format!("{CPU}/cpufreq/policy{policy}/scaling_max_freq"),
             Target::IntelStatus => format!("{CPU}/intel_pstate/status"),
             Target::AmdStatus => format!("{CPU}/amd_pstate/status"),
             Target::NoTurbo => format!("{CPU}/intel_pstate/no_turbo"),

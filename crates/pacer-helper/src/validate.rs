@@ -6,7 +6,7 @@
 use std::collections::BTreeSet;
 
 use pacer_core::machine::{Policy, Snapshot};
-use pacer_core::values::{DriverMode, EasSysctl, Epp, Governor};
+use pacer_core::values::{DriverMode, EasSysctl, Epp, Governor, Khz};
 use pacer_core::CpuSet;
 use pacer_dbus::{echo, Problem};
 
@@ -36,6 +36,10 @@ pub enum Request {
     SetBoost {
         policies: Vec<u32>,
     },
+    SetMaxFrequency {
+        policies: Vec<u32>,
+        khz: u32,
+    },
     SetEas,
     SetDriverMode {
         mode: String,
@@ -54,6 +58,9 @@ pub fn check(snapshot: &Snapshot, request: &Request) -> Result<(), Problem> {
         }
         Request::SetEpp { policies, epp } => self::epp(snapshot, policies, epp).map(drop),
         Request::SetBoost { policies } => self::policies(snapshot, policies).map(drop),
+        Request::SetMaxFrequency { policies, khz } => {
+            max_frequency(snapshot, policies, *khz).map(drop)
+        }
         Request::SetEas => eas(snapshot),
         Request::SetDriverMode { mode } => driver_mode(snapshot, mode).map(drop),
         Request::MeasureRamp { cpus, trials } => measurement(snapshot, cpus, *trials, None),
@@ -152,6 +159,32 @@ pub fn epp(snapshot: &Snapshot, ids: &[u32], value: &str) -> Result<(Vec<u32>, E
         }
     }
     Ok((self::ids(&targets), epp))
+}
+
+/// A maximum frequency every named policy can take: within its `cpuinfo_min_freq` ..
+/// `cpuinfo_max_freq`, on a policy whose limits read as frequencies.
+pub fn max_frequency(
+    snapshot: &Snapshot,
+    ids: &[u32],
+    khz: u32,
+) -> Result<(Vec<u32>, Khz), Problem> {
+    let targets = policies(snapshot, ids)?;
+    for policy in &targets {
+        let (Some(min), Some(max), Some(_)) =
+            (policy.hw_min_khz, policy.hw_max_khz, policy.max_khz)
+        else {
+            return Err(Problem::NoFrequencyLimits { policy: policy.id });
+        };
+        if !(min.0..=max.0).contains(&khz) {
+            return Err(Problem::FrequencyOutOfRange {
+                policy: policy.id,
+                khz,
+                min: min.0,
+                max: max.0,
+            });
+        }
+    }
+    Ok((self::ids(&targets), Khz(khz)))
 }
 
 /// Whether EAS can be switched at all.
@@ -295,6 +328,37 @@ mod tests {
                 Problem::NotAnEpp {
                     value: "power\n".into(),
                 },
+            ),
+            (
+                Request::SetMaxFrequency {
+                    policies: vec![2, 9],
+                    khz: 4_700_000,
+                },
+                Problem::FrequencyOutOfRange {
+                    policy: 9,
+                    khz: 4_700_000,
+                    min: 400_000,
+                    max: 3_400_000,
+                },
+            ),
+            (
+                Request::SetMaxFrequency {
+                    policies: vec![2],
+                    khz: 399_999,
+                },
+                Problem::FrequencyOutOfRange {
+                    policy: 2,
+                    khz: 399_999,
+                    min: 400_000,
+                    max: 4_700_000,
+                },
+            ),
+            (
+                Request::SetMaxFrequency {
+                    policies: vec![16],
+                    khz: 400_000,
+                },
+                Problem::NoSuchPolicy { policy: 16 },
             ),
             (
                 Request::SetDriverMode {

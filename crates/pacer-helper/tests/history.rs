@@ -4,7 +4,7 @@
 //! another caller cannot be stopped, polkit's refusal refuses the history, a watch ends
 //! with its caller (and an idle helper exits only without one), and what the machine woke
 //! with (logind's `PrepareForSleep` from python-dbusmock's logind) is the sleep's doing,
-//! found changed across suspend.
+//! found changed across suspend, or a maximum frequency clamped after resume and restored.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -268,6 +268,15 @@ async fn the_history_is_kept_for_the_boot_from_one_helper_to_the_next() {
     assert!(log.contains("starting a new history"), "{log}");
 }
 
+/// `file` of `policy` holds `value` as the firmware or the kernel sets it on resume: the file
+/// replaced, no process's write (as the simulated kernel changes a file it was not written).
+fn resume_sets(rig: &Rig, policy: u32, file: &str, value: &str) {
+    let file = rig.root().join(format!("{CPUFREQ}/policy{policy}/{file}"));
+    let replacement = file.with_extension("resume");
+    std::fs::write(&replacement, format!("{value}\n")).unwrap();
+    std::fs::rename(&replacement, &file).unwrap();
+}
+
 /// Has the logind stand-in say that the machine goes to sleep (`start`) or woke, until the
 /// helper's recording shows it (its follower subscribes as the watch opens: the first word
 /// may come before it listens). Returns the event's id.
@@ -315,14 +324,9 @@ async fn what_the_machine_woke_with_is_found_changed_across_suspend() {
     let slept = logind_says(&rig, &history, true).await;
 
     // During the sleep the E-cores' EPP becomes performance, as firmware or the kernel does
-    // on resume: files replaced, no process's write (as the simulated kernel changes them).
+    // on resume.
     for policy in 8..16 {
-        let file = rig.root().join(format!(
-            "{CPUFREQ}/policy{policy}/energy_performance_preference"
-        ));
-        let replacement = file.with_extension("resume");
-        std::fs::write(&replacement, "performance\n").unwrap();
-        std::fs::rename(&replacement, &file).unwrap();
+        resume_sets(&rig, policy, "energy_performance_preference", "performance");
     }
     // Longer than the slow re-read's period: while asleep it waits.
     tokio::time::sleep(Duration::from_secs(6)).await;
@@ -362,4 +366,71 @@ async fn what_the_machine_woke_with_is_found_changed_across_suspend() {
         findings[0].summary,
         "EPP on policy 8-15 changed across suspend: balance_performance → performance"
     );
+}
+
+#[tokio::test]
+#[ignore = "needs root, for fanotify: build-aux/test.sh --lane system runs it"]
+async fn a_maximum_frequency_the_machine_woke_with_lower_is_found_and_restored() {
+    use pacer_core::findings::{FindingKind, FixAction};
+    use pacer_core::history::{Event, Setting, Source};
+    use pacer_core::suspend::clamped_after_resume;
+    use pacer_core::{Snapshot, SysRoot};
+
+    let rig = Rig::start("intel-hybrid");
+    let _logind = rig.bus.dbusmock("logind", "org.freedesktop.login1");
+    let (connection, history) = history_proxy(&rig).await;
+    history.watch_changes().await.expect("recording starts");
+    let slept = logind_says(&rig, &history, true).await;
+    // P-cores 2 and 3 wake held at 400 MHz, "stuck at 400 MHz after resume".
+    for policy in [2, 3] {
+        resume_sets(&rig, policy, "scaling_max_freq", "400000");
+    }
+    let woke = logind_says(&rig, &history, false).await;
+
+    let recorded = |events: &str| -> Vec<Event> { serde_json::from_str(events).unwrap() };
+    let events = recorded(&history.history(slept - 1).await.unwrap());
+    // Each found lowered on waking, the sleep's doing.
+    let lowered: Vec<&Event> = events
+        .iter()
+        .filter(|e| e.setting == Setting::MaxFreq)
+        .collect();
+    let policies: Vec<&[u32]> = lowered.iter().map(|e| &e.policies[..]).collect();
+    assert_eq!(policies, [[2], [3]], "{events:#?}");
+    for event in lowered {
+        assert_eq!(
+            (
+                event.source,
+                event.cause,
+                event.old.as_deref(),
+                &event.new[..]
+            ),
+            (Source::Kernel, Some(woke), Some("4700000"), "400000"),
+            "{event:?}"
+        );
+    }
+
+    // The finding, as the window, the tray and `pacerctl fix` work it out from the recording.
+    let machine = || Snapshot::read(&SysRoot::new(rig.root())).unwrap();
+    let findings = clamped_after_resume(&machine(), &events);
+    assert_eq!(findings.len(), 1, "{findings:#?}");
+    assert_eq!(findings[0].kind, FindingKind::ClampedAfterResume);
+    assert_eq!(
+        findings[0].summary,
+        "The maximum frequency of policy 2-3 came back from sleep lower: 4.7 GHz → 400 MHz"
+    );
+
+    // Its fix, through the helper as they apply it: set back, recorded as Pacer's, and the
+    // finding gone.
+    let FixAction::RestoreMaxFrequency { policies, khz } = &findings[0].fix.action else {
+        panic!("{:?}", findings[0].fix);
+    };
+    let helper = pacer_dbus::Helper1Proxy::new(&connection).await.unwrap();
+    let back = helper.set_max_frequency(policies, khz.0).await.unwrap();
+    assert_eq!(back, [(2, "4700000".to_owned()), (3, "4700000".to_owned())]);
+    let events = recorded(&history.history(slept - 1).await.unwrap());
+    let restored = events.iter().filter(|e| {
+        e.setting == Setting::MaxFreq && e.source == Source::Pacer && e.new == "4700000"
+    });
+    assert_eq!(restored.count(), 2, "{events:#?}");
+    assert!(clamped_after_resume(&machine(), &events).is_empty());
 }

@@ -1,15 +1,19 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 //! `pacerctl set` and `pacerctl fix`: changes go through pacer-helper, which asks polkit.
+//! `fix` also fixes what only the helper's recording shows (what a sleep changed), where the
+//! helper answers.
 
 use anyhow::{bail, Context};
 use pacer_core::findings::FixAction;
+use pacer_core::history::Event;
 use pacer_core::i18n::{fill, gettext};
 use pacer_core::machine::Snapshot;
 use pacer_core::profile::client;
 use pacer_core::status::Status;
-use pacer_core::values::{CoreType, DriverMode, Governor};
+use pacer_core::values::{CoreType, DriverMode, Governor, Khz};
 use pacer_core::{CpuSet, SysRoot};
 use pacer_dbus::client::{self as helper_client, call};
+use pacer_dbus::history::History1Proxy;
 use pacer_dbus::{Helper1Proxy, PolicyValue};
 
 use crate::cli::{OnOff, PolicyTarget, Setting};
@@ -139,8 +143,21 @@ pub async fn set(
     Ok(())
 }
 
+/// The helper's recording, oldest first, where the helper answers and lets this user read it
+/// (polkit's `read-history`); `None` otherwise, and the findings only a recording shows are
+/// not known.
+async fn recording(session: bool) -> Option<Vec<Event>> {
+    let helper = helper_client::connect(bus(session)).await.ok()?;
+    let history = History1Proxy::new(helper.inner().connection()).await.ok()?;
+    let events = call(history.history(0)).await.ok()?;
+    serde_json::from_str(&events).ok()
+}
+
 pub async fn fix(root: &SysRoot, dry_run: bool, session: bool) -> anyhow::Result<()> {
-    let status = Status::gather(root).await?;
+    let mut status = Status::gather(root).await?;
+    if let Some(recorded) = recording(session).await {
+        status.explain(&recorded);
+    }
     if status.findings.is_empty() {
         println!("{}", gettext("Nothing to fix: no findings."));
         return Ok(());
@@ -216,6 +233,18 @@ pub async fn fix(root: &SysRoot, dry_run: bool, session: bool) -> anyhow::Result
                     &gettext("the governor"),
                     &call(helper.set_governor(policies, &Governor::schedutil())).await?,
                 );
+            }
+            FixAction::RestoreMaxFrequency { policies, khz } => {
+                let helper = connect(&mut connected, session).await?;
+                let read_back = call(helper.set_max_frequency(policies, khz.0)).await?;
+                let words: Vec<PolicyValue> = read_back
+                    .into_iter()
+                    .map(|(id, value)| match value.parse::<Khz>() {
+                        Ok(khz) => (id, khz.words()),
+                        Err(()) => (id, value),
+                    })
+                    .collect();
+                print_values(&gettext("the maximum frequency"), &words);
             }
             FixAction::EnableEas => {
                 call(connect(&mut connected, session).await?.set_eas(true)).await?;

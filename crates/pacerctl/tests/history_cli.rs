@@ -4,7 +4,8 @@
 //! (`docs/kernel.md` 2.4) —
 //! one tool sets the performance governor, the profile goes to performance, another tool
 //! sets powersave, and intel_pstate restores an EPP the profile does not want — reads as its
-//! chain of causes, each change named with who made it.
+//! chain of causes, each change named with who made it; and `pacerctl fix` fixes what only
+//! the recording shows, a maximum frequency the machine woke with lower.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -18,6 +19,7 @@ use serde_json::Value;
 
 const PACERCTL: &str = env!("CARGO_BIN_EXE_pacerctl");
 const GOVERNOR: &str = "sys/devices/system/cpu/cpufreq/policy0/scaling_governor";
+const MAX_FREQ: &str = "sys/devices/system/cpu/cpufreq/policy0/scaling_max_freq";
 
 struct Rig {
     bus: SystemBus,
@@ -262,6 +264,71 @@ fn the_epp_restore_scenario_reads_as_a_chain_of_causes() {
     ] {
         assert!(text.contains(&line), "no «{line}» in:\n{text}");
     }
+}
+
+/// Has the logind stand-in say that the machine goes to sleep (`start`) or woke, until the
+/// recording `follow` shows it (the helper's logind follower subscribes as the watch opens:
+/// the first word may come before it listens).
+fn logind_says(rig: &Rig, follow: &mut Follower, start: bool) {
+    let value = if start { "suspending" } else { "resumed" };
+    let signal = format!("[<{start}>]");
+    for _ in 0..10 {
+        let args = [
+            "org.freedesktop.login1.Manager",
+            "PrepareForSleep",
+            "b",
+            &signal,
+        ];
+        rig.bus
+            .call(
+                "org.freedesktop.login1",
+                "/org/freedesktop/login1",
+                "org.freedesktop.DBus.Mock.EmitSignal",
+                &args,
+            )
+            .expect("the logind mock emits PrepareForSleep");
+        while let Ok(event) = follow.lines.recv_timeout(Duration::from_millis(300)) {
+            follow.seen.push(event.clone());
+            if is(&event, "sleep", value, "kernel") {
+                return;
+            }
+        }
+    }
+    panic!("the helper never recorded the machine {value}");
+}
+
+#[test]
+#[ignore = "needs root, for fanotify: build-aux/test.sh --lane system runs it"]
+fn fix_restores_a_maximum_frequency_the_machine_woke_with_lower() {
+    let rig = Rig::start();
+    let _logind = rig.bus.dbusmock("logind", "org.freedesktop.login1");
+    let mut follow = Follower::start(&rig);
+    follow.wait_for("start of the recording", |e| {
+        is(e, "recording", "started", "pacer")
+    });
+    logind_says(&rig, &mut follow, true);
+    // Policy 0 wakes held at 400 MHz: the file replaced, as the kernel does, no process's write.
+    let max = rig.tree.path().join(MAX_FREQ);
+    std::fs::write(max.with_extension("resume"), "400000\n").unwrap();
+    std::fs::rename(max.with_extension("resume"), &max).unwrap();
+    logind_says(&rig, &mut follow, false);
+
+    let output = rig.pacerctl(&["fix"]).output().unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let out = String::from_utf8_lossy(&output.stdout);
+    for line in [
+        "The maximum frequency of policy 0 came back from sleep lower: 4.7 GHz → 400 MHz",
+        "echo 4700000 | sudo tee /sys/devices/system/cpu/cpufreq/policy0/scaling_max_freq",
+        "the maximum frequency is now 4.7 GHz on policy 0",
+    ] {
+        assert!(out.contains(line), "no «{line}» in:\n{out}");
+    }
+    assert_eq!(std::fs::read_to_string(&max).unwrap(), "4700000\n");
+    let again = rig.pacerctl(&["fix"]).output().unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&again.stdout),
+        "Nothing to fix: no findings.\n"
+    );
 }
 
 /// An application holding a profile while it runs, with python-dbus (the daemon lets a hold

@@ -72,6 +72,12 @@ impl Question {
             Change::Boost { policies, enabled } => {
                 helper(SET_CPU_POWER, Topic::Boost, on_off(*enabled), policies)
             }
+            Change::MaxFrequency { policies, khz } => helper(
+                SET_CPU_POWER,
+                Topic::MaxFrequency,
+                khz.0.to_string(),
+                policies,
+            ),
             Change::Eas(enabled) => helper(SET_SCHEDULER, Topic::Eas, on_off(*enabled), &[]),
             Change::DriverMode(mode) => helper(SET_DRIVER_MODE, Topic::Mode, mode.to_string(), &[]),
         }
@@ -278,7 +284,7 @@ async fn ask(
 #[cfg(test)]
 mod tests {
     use pacer_core::findings::FixAction;
-    use pacer_core::values::{DriverMode, Epp, Governor};
+    use pacer_core::values::{DriverMode, Epp, Governor, Khz};
 
     use super::*;
 
@@ -339,6 +345,21 @@ mod tests {
         assert_eq!(cycle.len(), 1);
         let boost = questions(&Request::Fix(FixAction::EnableTurbo));
         assert_eq!(boost[0].details[2], ("policies", "all".to_owned()));
+        let max = questions(&Request::Fix(FixAction::RestoreMaxFrequency {
+            policies: vec![2, 3],
+            khz: Khz(4_700_000),
+        }));
+        assert_eq!(
+            max,
+            vec![Question {
+                actions: &[actions::SET_CPU_POWER],
+                details: vec![
+                    ("setting", "maximum frequency".to_owned()),
+                    ("value", "4700000".to_owned()),
+                    ("policies", "2-3".to_owned()),
+                ],
+            }]
+        );
 
         // What changes no setting is not asked about.
         for request in [

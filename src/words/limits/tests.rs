@@ -149,7 +149,7 @@ fn turbo_off_names_the_base_frequency_of_each_core_type() {
     let snapshot = Snapshot::read(&root).unwrap();
     let mut watch = LimitWatch::new(&root, &snapshot);
     watch.refresh(&root);
-    let limits = watch.limits(&snapshot, &[]);
+    let limits = watch.limits(&snapshot);
     let lines: Vec<String> = limits.iter().map(limiter_line).collect();
     assert_eq!(
         lines,

@@ -5,7 +5,7 @@ use serde::Serialize;
 
 use crate::cpuset::CpuSet;
 use crate::history::Event;
-use crate::values::{Epp, Governor};
+use crate::values::{Epp, Governor, Khz};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -23,6 +23,8 @@ pub enum FindingKind {
     ThermalLimit,
     /// The package's long-term power limit is below its default (`limit_rules`).
     PowerLimitLowered,
+    /// A maximum frequency that came back lower from sleep than it went (`crate::suspend`).
+    ClampedAfterResume,
 }
 
 /// Most severe first.
@@ -65,6 +67,11 @@ pub enum FixAction {
     /// Nothing Pacer can set: the description says what to do, and the command where
     /// there is one.
     Advice,
+    /// Write `khz` as the maximum frequency of `policies` again.
+    RestoreMaxFrequency {
+        policies: Vec<u32>,
+        khz: Khz,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

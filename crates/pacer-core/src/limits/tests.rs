@@ -34,14 +34,14 @@ fn laptop() -> (tempfile::TempDir, SysRoot) {
     (dir, root)
 }
 
-/// The chain after `readings` refreshes, with `asked` maxima from before a sleep.
-fn chain(root: &SysRoot, readings: usize, asked: &[(u32, Khz)]) -> Vec<CoreLimits> {
+/// The chain after `readings` refreshes.
+fn chain(root: &SysRoot, readings: usize) -> Vec<CoreLimits> {
     let snapshot = Snapshot::read(root).unwrap();
     let mut watch = LimitWatch::new(root, &snapshot);
     for _ in 0..readings {
         watch.refresh(root);
     }
-    watch.limits(&snapshot, asked)
+    watch.limits(&snapshot)
 }
 
 fn of(limits: &[CoreLimits], core_type: CoreType) -> &CoreLimits {
@@ -78,7 +78,7 @@ fn processor_cooling(root: &Path, cpus: u32, state: u32) {
 #[test]
 fn a_laptop_as_it_comes_is_held_by_nothing() {
     let (_dir, root) = laptop();
-    let limits = chain(&root, 2, &[]);
+    let limits = chain(&root, 2);
     assert_eq!(limits.len(), 2, "P-cores and E-cores: {limits:#?}");
     for core in &limits {
         assert_eq!(core.limiter, Limiter::None, "{core:#?}");
@@ -106,27 +106,31 @@ fn a_lowered_maximum_is_the_settings_and_after_a_sleep_the_platform() {
             "400000\n",
         );
     }
-    let limits = chain(&root, 1, &[]);
+    let limits = chain(&root, 1);
     let p_cores = of(&limits, CoreType::Performance);
     assert_eq!(p_cores.limiter, Limiter::Settings);
     assert_eq!(p_cores.ceiling_khz, Some(Khz(400_000)));
     assert_eq!(of(&limits, CoreType::Efficiency).limiter, Limiter::None);
 
     // The helper saw 4.7 GHz before the sleep on half of them: a clamp, not a choice.
-    let asked: Vec<(u32, Khz)> = (0..4).map(|policy| (policy, Khz(4_700_000))).collect();
-    let limits = chain(&root, 1, &asked);
+    let mut limits = chain(&root, 1);
+    for core in &mut limits {
+        core.clamped(&[0, 1, 2, 3], Khz(4_700_000));
+    }
     let p_cores = of(&limits, CoreType::Performance);
     assert_eq!(p_cores.limiter, Limiter::Platform, "{p_cores:#?}");
     assert_eq!(p_cores.held_policies, vec![0, 1, 2, 3]);
     assert_eq!(p_cores.platform.clamped_max_khz, Some(Khz(400_000)));
     assert_eq!(p_cores.settings.asked_max_khz, Some(Khz(4_700_000)));
+    assert_eq!(p_cores.requested_khz, Some(Khz(4_700_000)));
+    assert_eq!(of(&limits, CoreType::Efficiency).limiter, Limiter::None);
 }
 
 #[test]
 fn turbo_off_holds_at_the_base_frequency() {
     let (_dir, root) = laptop();
     put(root.root(), &format!("{CPU}/intel_pstate/no_turbo"), "1\n");
-    let limits = chain(&root, 1, &[]);
+    let limits = chain(&root, 1);
     let p_cores = of(&limits, CoreType::Performance);
     assert_eq!(p_cores.limiter, Limiter::Firmware);
     assert_eq!(p_cores.firmware.boost, Some(false));
@@ -146,7 +150,7 @@ fn a_processor_cooling_state_holds_the_whole_package() {
         "sys/class/thermal/cooling_device20/type",
         "Fan\n",
     );
-    let limits = chain(&root, 1, &[]);
+    let limits = chain(&root, 1);
     let e_cores = of(&limits, CoreType::Efficiency);
     assert_eq!(e_cores.limiter, Limiter::Thermal, "{e_cores:#?}");
     // Three steps of 20 %: 40 % of 3.4 GHz.
@@ -165,7 +169,7 @@ fn a_processor_cooling_state_holds_the_whole_package() {
     // Turbo off as well: the lower ceiling, the thermal one, still names the limiter.
     put(root.root(), &format!("{CPU}/intel_pstate/no_turbo"), "1\n");
     assert_eq!(
-        of(&chain(&root, 1, &[]), CoreType::Efficiency).limiter,
+        of(&chain(&root, 1), CoreType::Efficiency).limiter,
         Limiter::Thermal
     );
 }
@@ -187,7 +191,7 @@ fn rising_throttle_counters_hold_at_what_the_cores_deliver() {
     let mut watch = LimitWatch::new(&root, &snapshot);
     watch.refresh(&root);
     watch.refresh(&root);
-    let still = watch.limits(&snapshot, &[]);
+    let still = watch.limits(&snapshot);
     assert!(
         still.iter().all(|core| core.limiter == Limiter::None),
         "{still:#?}"
@@ -197,7 +201,7 @@ fn rising_throttle_counters_hold_at_what_the_cores_deliver() {
         put(root.root(), &counter(cpu, "core_throttle_count"), "9\n");
     }
     watch.refresh(&root);
-    let limits = watch.limits(&snapshot, &[]);
+    let limits = watch.limits(&snapshot);
     let e_cores = of(&limits, CoreType::Efficiency);
     assert_eq!(e_cores.limiter, Limiter::Thermal);
     assert_eq!(e_cores.thermal.throttle_events, Some(32));

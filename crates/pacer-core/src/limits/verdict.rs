@@ -49,8 +49,6 @@ pub(super) struct Evidence<'a> {
     pub reader: &'a LimitReader,
     pub snapshot: &'a Snapshot,
     pub readings: &'a [LimitReading],
-    /// The maximum frequency each clamped policy had before the latest sleep.
-    pub asked: &'a [(u32, Khz)],
 }
 
 /// The chain of each core type: performance cores first, then efficiency, low-power, and
@@ -103,11 +101,6 @@ fn policy_chain(
     let policy = evidence.snapshot.policy(files.id);
     let cpuinfo_max = last.and_then(|p| p.cpuinfo_max_khz);
     let max_now = last.and_then(|p| p.max_khz);
-    let asked = evidence
-        .asked
-        .iter()
-        .find(|(id, _)| *id == files.id)
-        .map(|(_, khz)| *khz);
     let hardware_max = files.hardware_max_khz.max(cpuinfo_max);
     let delivered = average(
         readings
@@ -116,23 +109,20 @@ fn policy_chain(
     );
 
     let settings = SettingsLink {
-        ceiling_khz: settings_ceiling(evidence.snapshot, policy, asked.or(max_now), cpuinfo_max),
-        asked_max_khz: asked,
+        ceiling_khz: settings_ceiling(evidence.snapshot, policy, max_now, cpuinfo_max),
+        asked_max_khz: None,
     };
     let requested = settings.ceiling_khz.or(hardware_max);
     let last_reading = readings.last();
     let firmware = firmware_link(files, policy, last_reading, cpuinfo_max, hardware_max);
-    let clamped = asked
-        .zip(max_now)
-        .and_then(|(asked, now)| below(now, asked).then_some(now));
     let bios_limit = last
         .and_then(|p| p.bios_limit_khz)
         .filter(|limit| cpuinfo_max.is_none_or(|max| below(*limit, max)));
     let platform = PlatformLink {
         bios_limit_khz: last.and_then(|p| p.bios_limit_khz),
         platform_profile: last_reading.and_then(|r| r.platform_profile.clone()),
-        clamped_max_khz: clamped,
-        ceiling_khz: min_known([bios_limit, clamped]),
+        clamped_max_khz: None,
+        ceiling_khz: bios_limit,
     };
     let thermal = thermal_link(evidence, files, cpuinfo_max);
 
@@ -182,8 +172,8 @@ fn policy_chain(
 }
 
 /// What the settings allow, where it is less than the driver's highest: the minimum under
-/// the generic `powersave` governor, or the maximum set (`max`: the one asked before a
-/// clamp, or the one in force).
+/// the generic `powersave` governor, or the maximum in force (`max`; see
+/// [`CoreLimits::clamped`] for one the platform lowered).
 fn settings_ceiling(
     snapshot: &Snapshot,
     policy: Option<&Policy>,
@@ -347,4 +337,33 @@ fn average(values: impl Iterator<Item = Khz>) -> Option<Khz> {
 
 fn min_known<const N: usize>(values: [Option<Khz>; N]) -> Option<Khz> {
     values.into_iter().flatten().min()
+}
+
+impl CoreLimits {
+    /// Judges the chain again knowing that the maximum frequency of `policies` was `asked`
+    /// before a sleep lowered it (as the helper recorded: `crate::suspend`). Read alone, a
+    /// lowered maximum looks like the user's choice; known to have come back lower from a
+    /// sleep, it is the platform's. Nothing changes where another link holds the cores, or
+    /// where none of these policies is held by the maximum.
+    pub fn clamped(&mut self, policies: &[u32], asked: Khz) {
+        let held: Vec<u32> = self
+            .held_policies
+            .iter()
+            .copied()
+            .filter(|id| policies.contains(id))
+            .collect();
+        if self.limiter != Limiter::Settings || held.is_empty() {
+            return;
+        }
+        self.limiter = Limiter::Platform;
+        self.held_policies = held;
+        self.platform.clamped_max_khz = self.ceiling_khz;
+        self.platform.ceiling_khz = min_known([self.platform.ceiling_khz, self.ceiling_khz]);
+        self.settings.asked_max_khz = Some(asked);
+        self.settings.ceiling_khz = self
+            .hardware_max_khz
+            .is_none_or(|max| below(asked, max))
+            .then_some(asked);
+        self.requested_khz = self.requested_khz.max(Some(asked));
+    }
 }

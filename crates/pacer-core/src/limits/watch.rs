@@ -8,7 +8,7 @@ use std::time::{Duration, SystemTime};
 
 use crate::machine::Snapshot;
 use crate::sysfs::{Problem, SysRoot};
-use crate::values::{CoreType, Khz};
+use crate::values::CoreType;
 
 use super::reader::{LimitReader, LimitReading};
 use super::verdict::{core_limits, Evidence};
@@ -58,15 +58,13 @@ impl LimitWatch {
         self.readings.push_back(reading);
     }
 
-    /// The chain of each core type over the readings kept. `asked` is the maximum frequency
-    /// each policy had before a sleep that lowered it, as the helper recorded.
-    pub fn limits(&mut self, snapshot: &Snapshot, asked: &[(u32, Khz)]) -> Vec<CoreLimits> {
+    /// The chain of each core type over the readings kept.
+    pub fn limits(&mut self, snapshot: &Snapshot) -> Vec<CoreLimits> {
         let readings = self.readings.make_contiguous();
         let mut limits = core_limits(&Evidence {
             reader: &self.reader,
             snapshot,
             readings,
-            asked,
         });
         let first_verdict = self.held.is_empty();
         let now = readings.last().map(|reading| reading.wall);

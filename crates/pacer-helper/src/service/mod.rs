@@ -5,10 +5,10 @@
 //!
 //! zbus takes an interface's methods from one `impl` block, so that block is here, and each
 //! method in it only hands its request on to the `impl` block of its concern, one file each:
-//! `settings` (governor, EPP, turbo, EAS, the driver's mode, the profile's EPP, and the
-//! writes they share), `saved` (settings saved for later and given back, also when their
-//! owner leaves or the helper stops) and `measurement` (the ramp measurement and its
-//! cancelling). This file holds the type, what every method shares (counting the call,
+//! `settings` (governor, EPP, turbo, the maximum frequency, EAS, the driver's mode, the
+//! profile's EPP, and the writes they share), `saved` (settings saved for later and given
+//! back, also when their owner leaves or the helper stops) and `measurement` (the ramp
+//! measurement and its cancelling). This file holds the type, what every method shares (counting the call,
 //! reading the machine, the path of a change and its announcement), and the helper's own
 //! comings and goings.
 
@@ -178,6 +178,17 @@ impl Helper {
         enabled: bool,
     ) -> Result<Vec<PolicyValue>, HelperError> {
         self.change_boost(&header, &emitter, &policies, enabled)
+            .await
+    }
+
+    async fn set_max_frequency(
+        &self,
+        #[zbus(header)] header: Header<'_>,
+        #[zbus(signal_emitter)] emitter: SignalEmitter<'_>,
+        policies: Vec<u32>,
+        khz: u32,
+    ) -> Result<Vec<PolicyValue>, HelperError> {
+        self.change_max_frequency(&header, &emitter, &policies, khz)
             .await
     }
 

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-//! The helper's setters: the governor, the EPP, turbo, Energy Aware Scheduling and the
-//! driver's mode, each through [`Helper::change`] (validate the whole request, ask polkit,
-//! write for the caller, read back, announce); the EPP the active power profile implies;
-//! and the writes they share, one request at a time, each read back.
+//! The helper's setters: the governor, the EPP, turbo, the maximum frequency, Energy Aware
+//! Scheduling and the driver's mode, each through [`Helper::change`] (validate the whole
+//! request, ask polkit, write for the caller, read back, announce); the EPP the active power
+//! profile implies; and the writes they share, one request at a time, each read back.
 
 use pacer_core::history::Writer;
 use pacer_core::machine::Snapshot;
 use pacer_core::profile::expectation;
+use pacer_core::values::Khz;
 use pacer_dbus::{actions, details, HelperError, Policies, PolicyValue, Problem, Topic};
 use zbus::message::Header;
 use zbus::object_server::SignalEmitter;
@@ -128,6 +129,40 @@ impl Helper {
                 BoostSwitch::PerPolicy(flag) => {
                     self.write_each(by, &ids, Target::PolicyBoost, flag).await
                 }
+            },
+        )
+        .await
+    }
+
+    /// `SetMaxFrequency`: `khz` as the maximum frequency of `policies` (as a finding's fix
+    /// restores one the machine woke with lower). Written, it must read back as written:
+    /// lower, another limit holds it, and that is the answer rather than success.
+    pub(super) async fn change_max_frequency(
+        &self,
+        header: &Header<'_>,
+        emitter: &SignalEmitter<'_>,
+        policies: &[u32],
+        khz: u32,
+    ) -> Result<Vec<PolicyValue>, HelperError> {
+        self.change(
+            header,
+            emitter,
+            |snapshot| {
+                let (ids, khz) = validate::max_frequency(snapshot, policies, khz)?;
+                let change = Change::new(
+                    actions::SET_CPU_POWER,
+                    Topic::MaxFrequency,
+                    khz.0,
+                    Some(&ids),
+                );
+                Ok((change, (ids, khz)))
+            },
+            async |by, (ids, khz)| {
+                let read_back = self
+                    .write_each(by, &ids, Target::MaxFreq, &khz.0.to_string())
+                    .await?;
+                held_lower(khz, &read_back)?;
+                Ok(read_back)
             },
         )
         .await
@@ -303,5 +338,58 @@ impl Helper {
         self.log
             .writing(by.as_ref(), || self.kernel.write(target, value))?;
         Ok(self.kernel.read(target).unwrap_or_default())
+    }
+}
+
+/// The maximum frequency of each policy as read back after writing `khz`: where one reads
+/// lower, another limit request holds it there, the lowest of all being the one in force
+/// (`docs/kernel.md` 1.2), and the write did not do what was asked. A value that does not
+/// read as a frequency is returned as it reads, like every setter's, not taken for a limit.
+fn held_lower(khz: Khz, read_back: &[PolicyValue]) -> Result<(), Problem> {
+    let held: Vec<(u32, Khz)> = read_back
+        .iter()
+        .filter_map(|(id, value)| Some((*id, value.parse::<Khz>().ok()?)))
+        .filter(|(_, now)| *now < khz)
+        .collect();
+    match held.iter().map(|(_, now)| *now).min() {
+        Some(lowest) => Err(Problem::MaxFrequencyHeld {
+            policies: held.iter().map(|(id, _)| *id).collect(),
+            khz: khz.0,
+            held: lowest.0,
+        }),
+        None => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_maximum_read_back_lower_is_held_by_another_limit() {
+        let asked = Khz(4_700_000);
+        let read = |values: &[(u32, &str)]| -> Vec<PolicyValue> {
+            values
+                .iter()
+                .map(|(id, v)| (*id, (*v).to_owned()))
+                .collect()
+        };
+        assert_eq!(
+            held_lower(asked, &read(&[(2, "4700000"), (3, "4700000")])),
+            Ok(())
+        );
+        assert_eq!(
+            held_lower(
+                asked,
+                &read(&[(2, "4700000"), (3, "1200000"), (4, "400000")])
+            ),
+            Err(Problem::MaxFrequencyHeld {
+                policies: [3, 4].into_iter().collect(),
+                khz: 4_700_000,
+                held: 400_000,
+            })
+        );
+        // Not a frequency: returned as it reads, not taken for a limit.
+        assert_eq!(held_lower(asked, &read(&[(2, "")])), Ok(()));
     }
 }

@@ -143,7 +143,7 @@ mod tests {
         let snapshot = Snapshot::read(&root).unwrap();
         let mut watch = LimitWatch::new(&root, &snapshot);
         watch.refresh(&root);
-        watch.limits(&snapshot, &[])
+        watch.limits(&snapshot)
     }
 
     #[test]
