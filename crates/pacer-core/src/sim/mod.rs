@@ -11,6 +11,7 @@
 mod dir;
 mod dynamics;
 mod lists;
+mod machines;
 mod models;
 mod render;
 mod rules;
