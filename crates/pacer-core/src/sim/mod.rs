@@ -15,14 +15,16 @@ mod machines;
 mod models;
 mod render;
 mod rules;
+mod ticker;
 mod tree;
 
 use serde::{Deserialize, Serialize};
 
-pub use dir::{MachineRoot, SimDir, SimError, Ticker, TICKER_THREAD};
+pub use dir::{MachineRoot, SimDir, SimError};
 pub use dynamics::{Dynamics, Ramp};
 pub use models::{model, Model, MODELS};
 pub use rules::WriteError;
+pub use ticker::{Ticker, TICKER_THREAD};
 pub use tree::RenderError;
 
 /// Where a simulated machine keeps its state, relative to its root.
