@@ -16,7 +16,7 @@ use crate::i18n::{fill, gettext};
 use super::lists::{AMD_EPP_VALUES, EPP_NAMES};
 use super::rules::WriteError;
 use super::tree::RenderError;
-use super::{SimDriver, SimMachine};
+use super::{SimDriver, SimMachine, PLATFORM_PROFILE};
 
 const LOCK_FILE: &str = ".pacer-sim/lock";
 
@@ -146,6 +146,17 @@ impl SimDir {
         Ok(Ok(()))
     }
 
+    /// Puts the machine through a suspend and resume: its resume quirk applies, and the tree
+    /// is laid out again (each file that changed is a new file, as after a write's side
+    /// effects).
+    pub fn resume(&self) -> Result<(), SimError> {
+        let _lock = self.lock()?;
+        let mut machine = self.machine()?;
+        machine.resume();
+        machine.render_after(&self.root, None)?;
+        Ok(())
+    }
+
     fn lock(&self) -> Result<OwnedFd, SimError> {
         let path = self.root.join(LOCK_FILE);
         if let Some(parent) = path.parent() {
@@ -248,7 +259,13 @@ fn absorb(machine: &mut SimMachine, root: &Path) {
         }
         _ => EPP_NAMES.iter().copied().zip(AMD_EPP_VALUES).collect(),
     };
-    for policy in &mut machine.policies {
+    // What the limit files show: the requests capped by cooling devices.
+    let shown: Vec<(u32, u32)> = machine
+        .policies
+        .iter()
+        .map(|policy| (machine.qos_min_khz(policy), machine.qos_max_khz(policy)))
+        .collect();
+    for (policy, shown) in machine.policies.iter_mut().zip(shown) {
         let dir = format!("sys/devices/system/cpu/cpufreq/policy{}", policy.id);
         if let Some(governor) = read(&format!("{dir}/scaling_governor")) {
             if governor.parse::<crate::values::Governor>().is_ok() {
@@ -267,14 +284,21 @@ fn absorb(machine: &mut SimMachine, root: &Path) {
                 }
             }
         }
-        for (file, limit) in [
-            ("scaling_min_freq", &mut policy.min_khz),
-            ("scaling_max_freq", &mut policy.max_khz),
+        // A limit that reads as the machine shows it is unchanged: the request behind it
+        // outlives a cooling device's cap.
+        for (file, limit, shown) in [
+            ("scaling_min_freq", &mut policy.min_khz, shown.0),
+            ("scaling_max_freq", &mut policy.max_khz, shown.1),
         ] {
             if let Some(khz) = read(&format!("{dir}/{file}")).and_then(|t| t.parse().ok()) {
-                *limit = khz;
+                if khz != shown {
+                    *limit = khz;
+                }
             }
         }
+    }
+    if let Some(profile) = read(PLATFORM_PROFILE) {
+        machine.absorb_platform_profile(&profile);
     }
     for cpu in machine.cpus.iter_mut().filter(|cpu| cpu.epb.is_some()) {
         let file = format!(

@@ -2,7 +2,8 @@
 //! The machines behind the models, as they boot: processors, policies and platform, modelled
 //! on the reference fixture trees (`docs/kernel.md` 7).
 
-use super::{Opp, SimCoreKind, SimCpu, SimDriver, SimMachine, SimPolicy, SimRapl};
+use super::power::{amd_power, intel_power};
+use super::{Opp, SimCooling, SimCoreKind, SimCpu, SimDriver, SimMachine, SimPolicy, SimRapl};
 
 /// `scaling_cur_freq` samples of an idle-ish laptop, per logical CPU.
 const INTEL_CUR_KHZ: [u32; 16] = [
@@ -38,6 +39,7 @@ pub(super) fn intel_hybrid(smt: bool) -> SimMachine {
                 core_cpus,
                 epb: Some(6),
                 prefcore_ranking: None,
+                t_state: 0,
             }
         })
         .collect();
@@ -59,6 +61,8 @@ pub(super) fn intel_hybrid(smt: bool) -> SimMachine {
                 opps: None,
                 dynamic_power_coefficient: None,
                 boost: None,
+                cooling_state: 0,
+                epp_written_raw: false,
             }
         })
         .collect();
@@ -81,6 +85,16 @@ pub(super) fn intel_hybrid(smt: bool) -> SimMachine {
         eas_knob: true,
         energy_model: !smt,
         rapl: SimRapl::Intel,
+        // A laptop's processors have eight ACPI T-states (max_state 3 + 7 = 10).
+        cooling: SimCooling::AcpiProcessor {
+            step: 0,
+            t_states: 8,
+        },
+        throttle: Some(Default::default()),
+        // i7-1260P: 28 W base power, 64 W maximum turbo power, PL4 on Alder Lake.
+        power: Some(intel_power(28, 64, Some(123))),
+        platform_profile: None,
+        resume_quirk: None,
     }
 }
 
@@ -101,6 +115,7 @@ pub(super) fn amd_zen4() -> SimMachine {
             core_cpus: smt_pair(id, 8),
             epb: None,
             prefcore_ranking: Some(RANKING[(id % 8) as usize]),
+            t_state: 0,
         })
         .collect();
     let policies = (0..16)
@@ -110,12 +125,17 @@ pub(super) fn amd_zen4() -> SimMachine {
             ..per_cpu_policy(id, (400_000, 4_900_000), None, 0x80)
         })
         .collect();
-    amd_pstate_epp("amd-zen4", cpus, policies)
+    amd_pstate_epp("amd-zen4", cpus, policies, 28)
 }
 
 /// A machine of `cpus` and `policies` under amd-pstate-epp in active mode, boost on: SMT
-/// possible, no energy model (all cores alike), AMD's RAPL.
-fn amd_pstate_epp(model: &str, cpus: Vec<SimCpu>, policies: Vec<SimPolicy>) -> SimMachine {
+/// possible, no energy model (all cores alike), AMD's RAPL, a package of `tdp_w` watts.
+fn amd_pstate_epp(
+    model: &str,
+    cpus: Vec<SimCpu>,
+    policies: Vec<SimPolicy>,
+    tdp_w: u64,
+) -> SimMachine {
     SimMachine {
         model: model.into(),
         cpus,
@@ -123,12 +143,22 @@ fn amd_pstate_epp(model: &str, cpus: Vec<SimCpu>, policies: Vec<SimPolicy>) -> S
         driver: SimDriver::AmdPstate {
             status: "active".into(),
             boost: true,
+            dynamic_epp: None,
         },
         smt_possible: true,
         eas_support: true,
         eas_knob: true,
         energy_model: false,
         rapl: SimRapl::Amd,
+        // AMD's processor objects have no ACPI throttling.
+        cooling: SimCooling::AcpiProcessor {
+            step: 0,
+            t_states: 0,
+        },
+        throttle: None,
+        power: Some(amd_power(tdp_w)),
+        platform_profile: None,
+        resume_quirk: None,
     }
 }
 
@@ -187,6 +217,7 @@ pub(super) fn arm_rk3588() -> SimMachine {
             core_cpus: vec![cpu],
             epb: None,
             prefcore_ranking: None,
+            t_state: 0,
         }));
         let (min, max) = (opps[0].khz, opps[opps.len() - 1].khz);
         policies.push(SimPolicy {
@@ -204,6 +235,8 @@ pub(super) fn arm_rk3588() -> SimMachine {
             opps: Some(opps),
             dynamic_power_coefficient: Some(coefficient),
             boost: Some(false),
+            cooling_state: 0,
+            epp_written_raw: false,
         });
     }
     SimMachine {
@@ -216,6 +249,12 @@ pub(super) fn arm_rk3588() -> SimMachine {
         eas_knob: true,
         energy_model: true,
         rapl: SimRapl::None,
+        // The device tree gives each CPU node `#cooling-cells`.
+        cooling: SimCooling::Cpufreq,
+        throttle: None,
+        power: None,
+        platform_profile: None,
+        resume_quirk: None,
     }
 }
 
@@ -249,19 +288,34 @@ fn per_cpu_policy(id: u32, (min, max): (u32, u32), base: Option<u32>, epp_raw: u
         opps: None,
         dynamic_power_coefficient: None,
         boost: None,
+        cooling_state: 0,
+        epp_written_raw: false,
     }
 }
 
 /// Xeon w9-3475X-class workstation cut to 32 cores (Sapphire Rapids): SMT siblings N and
 /// N+32, 0.8–4.8 GHz with a 2.2 GHz base.
 pub(super) fn workstation_64() -> SimMachine {
-    intel_cores_alike("workstation-64", 64, 32, (800_000, 4_800_000), 2_200_000)
+    SimMachine {
+        // 300 W processor base power, 420 W maximum turbo power; no PL4 on a Xeon.
+        power: Some(intel_power(300, 420, None)),
+        ..intel_cores_alike("workstation-64", 64, 32, (800_000, 4_800_000), 2_200_000)
+    }
 }
 
 /// Celeron N4020-class netbook (Gemini Lake Refresh): two cores without SMT, 0.8–2.8 GHz
 /// with a 1.1 GHz base.
 pub(super) fn netbook_2() -> SimMachine {
-    intel_cores_alike("netbook-2", 2, 2, (800_000, 2_800_000), 1_100_000)
+    SimMachine {
+        // A laptop's processors have eight ACPI T-states.
+        cooling: SimCooling::AcpiProcessor {
+            step: 0,
+            t_states: 8,
+        },
+        // 6 W TDP, 15 W burst; Gemini Lake has no PL4.
+        power: Some(intel_power(6, 15, None)),
+        ..intel_cores_alike("netbook-2", 2, 2, (800_000, 2_800_000), 1_100_000)
+    }
 }
 
 /// An Intel machine of `cpus` logical CPUs on `cores` cores all alike (SMT siblings N and
@@ -285,6 +339,7 @@ fn intel_cores_alike(
             core_cpus: if smt { smt_pair(id, cores) } else { vec![id] },
             epb: Some(6),
             prefcore_ranking: None,
+            t_state: 0,
         })
         .collect();
     let policies = (0..cpus)
@@ -304,6 +359,14 @@ fn intel_cores_alike(
         eas_knob: true,
         energy_model: false,
         rapl: SimRapl::Intel,
+        cooling: SimCooling::AcpiProcessor {
+            step: 0,
+            t_states: 0,
+        },
+        throttle: Some(Default::default()),
+        power: None,
+        platform_profile: None,
+        resume_quirk: None,
     }
 }
 
@@ -320,6 +383,7 @@ pub(super) fn server_256() -> SimMachine {
             core_cpus: smt_pair(id, 128),
             epb: None,
             prefcore_ranking: None,
+            t_state: 0,
         })
         .collect();
     let policies = (0..256)
@@ -328,7 +392,7 @@ pub(super) fn server_256() -> SimMachine {
             ..per_cpu_policy(id, (1_500_000, 3_100_000), None, 0x80)
         })
         .collect();
-    amd_pstate_epp("server-256", cpus, policies)
+    amd_pstate_epp("server-256", cpus, policies, 360)
 }
 
 /// A cloud VM: four vCPUs, no cpufreq driver, a kernel without energy-model support.
@@ -344,6 +408,7 @@ pub(super) fn vm() -> SimMachine {
                 core_cpus: vec![id],
                 epb: None,
                 prefcore_ranking: None,
+                t_state: 0,
             })
             .collect(),
         policies: Vec::new(),
@@ -353,5 +418,10 @@ pub(super) fn vm() -> SimMachine {
         eas_knob: true,
         energy_model: false,
         rapl: SimRapl::None,
+        cooling: SimCooling::None,
+        throttle: None,
+        power: None,
+        platform_profile: None,
+        resume_quirk: None,
     }
 }
