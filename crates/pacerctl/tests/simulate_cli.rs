@@ -19,8 +19,15 @@ fn list_names_every_model_with_a_line() {
         "amd-zen4",
         "arm-rk3588",
         "vm",
+        "amd-resume-clamp",
+        "amd-dynamic-epp",
+        "intel-hybrid-thermal",
+        "intel-power-limit",
     ] {
-        let line = listing.lines().find(|l| l.starts_with(model)).unwrap();
+        let line = listing
+            .lines()
+            .find(|l| l.split_whitespace().next() == Some(model))
+            .unwrap_or_else(|| panic!("{model} is not listed:\n{listing}"));
         assert!(line.len() > model.len() + 10, "{line}");
     }
 }

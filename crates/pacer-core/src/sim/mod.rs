@@ -17,6 +17,7 @@ mod platform;
 mod power;
 mod render;
 mod rules;
+mod scenarios;
 mod thermal;
 mod ticker;
 mod tree;

@@ -7,6 +7,7 @@ use crate::i18n::gettext_noop;
 use super::machines::{
     amd_zen4, arm_rk3588, intel_hybrid, netbook_2, server_256, vm, workstation_64,
 };
+use super::scenarios;
 use super::SimMachine;
 
 /// A machine kind Pacer can simulate.
@@ -19,7 +20,7 @@ pub struct Model {
 }
 
 /// Every model.
-pub const MODELS: [Model; 8] = [
+pub const MODELS: [Model; 12] = [
     Model {
         name: "intel-hybrid",
         description: gettext_noop("Alder Lake-P laptop: 4 P-cores with SMT + 8 E-cores, intel_pstate in active mode"),
@@ -59,6 +60,26 @@ pub const MODELS: [Model; 8] = [
         name: "vm",
         description: gettext_noop("virtual machine with 4 CPUs and no CPU frequency control"),
         build: vm,
+    },
+    Model {
+        name: "amd-resume-clamp",
+        description: gettext_noop("the Ryzen laptop whose resume brings the maximum frequency of CPUs 4-7 and 12-15 back at 400 MHz"),
+        build: || scenarios::amd_resume_clamp(amd_zen4()),
+    },
+    Model {
+        name: "amd-dynamic-epp",
+        description: gettext_noop("the Ryzen laptop on Linux 7.1 with dynamic EPP on: the kernel sets EPP and refuses writes to it"),
+        build: || scenarios::amd_dynamic_epp(amd_zen4()),
+    },
+    Model {
+        name: "intel-hybrid-thermal",
+        description: gettext_noop("the Alder Lake-P laptop running hot: cooling state 3 of 10 holds every core to 40 %, the E-cores throttling"),
+        build: || scenarios::intel_hybrid_thermal(intel_hybrid(true)),
+    },
+    Model {
+        name: "intel-power-limit",
+        description: gettext_noop("the Alder Lake-P laptop with its long-term power limit at 8 W instead of 28 W"),
+        build: || scenarios::intel_power_limit(intel_hybrid(true)),
     },
 ];
 

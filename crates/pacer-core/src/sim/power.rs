@@ -247,6 +247,18 @@ impl SimMachine {
         }
     }
 
+    /// Sets the package's long-term limit (PL1), as firmware or another tool does.
+    pub(super) fn set_long_term_limit(&mut self, uw: u64) {
+        let long_term = self
+            .power
+            .as_mut()
+            .and_then(|power| power.limits.get_mut(PACKAGE_ZONE))
+            .and_then(|limits| limits.iter_mut().find(|c| c.name == "long_term"));
+        if let Some(constraint) = long_term {
+            constraint.power_limit_uw = uw;
+        }
+    }
+
     /// The package's long-term limit, where it is below the thermal design power.
     fn lowered_limit_uw(&self) -> Option<u64> {
         let power = self.power.as_ref()?;
