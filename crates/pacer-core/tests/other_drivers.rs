@@ -23,6 +23,7 @@ fn amd_in(status: &str) -> tempfile::TempDir {
         machine.driver = SimDriver::AmdPstate {
             status: status.into(),
             boost: true,
+            dynamic_epp: None,
         };
         for policy in &mut machine.policies {
             policy.governor = "schedutil".into();

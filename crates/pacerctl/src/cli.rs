@@ -131,6 +131,9 @@ pub enum SimulateAction {
     /// Write VALUE to PATH (as from /) of the simulated machine in --sysfs-root DIR through
     /// the kernel's rules, and print the kernel's answer
     Write { path: String, value: String },
+    /// Put the simulated machine in --sysfs-root DIR through a suspend and resume: what its
+    /// model's resume does to it (amd-resume-clamp's clamped maximum) shows in its files
+    Resume,
     /// Lay out MODEL in --sysfs-root DIR (or reuse it) and keep its frequencies moving
     /// until interrupted, for other programs to read
     Run {

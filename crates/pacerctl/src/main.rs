@@ -64,6 +64,7 @@ fn run(cli: &Cli) -> anyhow::Result<()> {
             SimulateAction::Run { model, seed } => {
                 simulate::run(cli.sysfs_root.as_deref(), model, *seed)
             }
+            SimulateAction::Resume => simulate::resume(cli.sysfs_root.as_deref()),
         };
     }
     let machine =

@@ -49,6 +49,19 @@ pub fn write(sysfs_root: Option<&Path>, path: &str, value: &str) -> anyhow::Resu
     }
 }
 
+pub fn resume(sysfs_root: Option<&Path>) -> anyhow::Result<()> {
+    let dir = simulated_dir(sysfs_root)?;
+    dir.resume()?;
+    println!(
+        "{}",
+        fill(
+            gettext("{dir}: suspended and resumed"),
+            &[("dir", &dir.root().display())],
+        )
+    );
+    Ok(())
+}
+
 pub fn run(sysfs_root: Option<&Path>, model: &str, seed: u64) -> anyhow::Result<()> {
     let Some(root) = sysfs_root else {
         bail!(gettext(

@@ -19,8 +19,15 @@ fn list_names_every_model_with_a_line() {
         "amd-zen4",
         "arm-rk3588",
         "vm",
+        "amd-resume-clamp",
+        "amd-dynamic-epp",
+        "intel-hybrid-thermal",
+        "intel-power-limit",
     ] {
-        let line = listing.lines().find(|l| l.starts_with(model)).unwrap();
+        let line = listing
+            .lines()
+            .find(|l| l.split_whitespace().next() == Some(model))
+            .unwrap_or_else(|| panic!("{model} is not listed:\n{listing}"));
         assert!(line.len() > model.len() + 10, "{line}");
     }
 }
@@ -124,4 +131,50 @@ fn bad_simulate_arguments_name_the_problem() {
     assert!(text(&output.stderr).contains("holds no simulated machine"));
     let output = pacerctl(&["simulate", "write"]);
     assert_eq!(output.status.code(), Some(2));
+}
+
+#[test]
+fn resume_applies_the_models_quirk_and_refuses_a_plain_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().to_str().unwrap();
+    let max = |policy: u32| {
+        std::fs::read_to_string(dir.path().join(format!(
+            "sys/devices/system/cpu/cpufreq/policy{policy}/scaling_max_freq"
+        )))
+        .unwrap()
+    };
+    let status = pacerctl(&[
+        "status",
+        "--sysfs-root",
+        root,
+        "--simulate",
+        "amd-resume-clamp",
+    ]);
+    assert!(status.status.success(), "{}", text(&status.stderr));
+    assert_eq!(max(4), "4900000\n");
+    let output = pacerctl(&["simulate", "resume", "--sysfs-root", root]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert_eq!(
+        text(&output.stdout),
+        format!("{root}: suspended and resumed\n")
+    );
+    assert_eq!(max(4), "400000\n");
+    assert_eq!(max(0), "4900000\n");
+
+    let plain = tempfile::tempdir().unwrap();
+    let output = pacerctl(&[
+        "simulate",
+        "resume",
+        "--sysfs-root",
+        plain.path().to_str().unwrap(),
+    ]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        text(&output.stderr).contains("holds no simulated machine"),
+        "{}",
+        text(&output.stderr)
+    );
+    let output = pacerctl(&["simulate", "resume"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(text(&output.stderr).contains("--sysfs-root DIR"));
 }

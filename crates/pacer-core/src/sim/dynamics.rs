@@ -152,7 +152,9 @@ impl SimMachine {
     }
 
     /// The frequency a busy core settles at: the top (turbo allowed) or the base frequency,
-    /// within the policy's limits; powersave (generic) and userspace hold theirs.
+    /// within the policy's limits (a cooling device's among them); powersave (generic) and
+    /// userspace hold theirs. A lowered power limit holds it lower still, below the minimum
+    /// if need be (RAPL clamps the P-state below the requested range).
     pub fn steady_khz(&self, policy: &SimPolicy) -> u32 {
         let turbo_off = matches!(self.driver, SimDriver::IntelPstate { no_turbo: true, .. });
         let top = if turbo_off {
@@ -160,15 +162,19 @@ impl SimMachine {
         } else {
             policy.hw_max_khz
         };
-        let top = top.min(policy.max_khz).max(policy.min_khz);
-        if self.has_generic_governors() {
+        let (min, max) = (self.qos_min_khz(policy), self.qos_max_khz(policy));
+        let top = top.min(max).max(min);
+        let steady = if self.has_generic_governors() {
             match policy.governor.as_str() {
-                "powersave" => return policy.min_khz,
-                "userspace" => return policy.cur_khz.clamp(policy.min_khz, top),
-                _ => {}
+                "powersave" => min,
+                "userspace" => policy.cur_khz.clamp(min, top),
+                _ => top,
             }
-        }
-        top
+        } else {
+            top
+        };
+        self.power_cap_khz(policy)
+            .map_or(steady, |cap| steady.min(cap))
     }
 
     /// The frequency an idle core drops to: the minimum, except where a governor holds one.
@@ -178,7 +184,7 @@ impl SimMachine {
         if pinned {
             self.steady_khz(policy)
         } else {
-            policy.min_khz
+            self.qos_min_khz(policy).min(self.steady_khz(policy))
         }
     }
 }

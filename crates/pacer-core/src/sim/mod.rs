@@ -11,21 +11,32 @@
 mod dir;
 mod dynamics;
 mod lists;
+mod machines;
 mod models;
+mod platform;
+mod power;
 mod render;
 mod rules;
+mod scenarios;
+mod thermal;
+mod ticker;
 mod tree;
 
 use serde::{Deserialize, Serialize};
 
-pub use dir::{MachineRoot, SimDir, SimError, Ticker, TICKER_THREAD};
+pub use dir::{MachineRoot, SimDir, SimError};
 pub use dynamics::{Dynamics, Ramp};
 pub use models::{model, Model, MODELS};
 pub use rules::WriteError;
+pub use ticker::{Ticker, TICKER_THREAD};
 pub use tree::RenderError;
 
 /// Where a simulated machine keeps its state, relative to its root.
 pub const STATE_FILE: &str = ".pacer-sim/machine.json";
+
+/// The ACPI platform profile's legacy file, written by the rules and taken in from writers
+/// that write it straight (power-profiles-daemon).
+const PLATFORM_PROFILE: &str = "sys/firmware/acpi/platform_profile";
 
 /// The kind of a simulated core.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -61,6 +72,10 @@ pub struct SimCpu {
     pub epb: Option<u8>,
     /// amd-pstate preferred-core ranking.
     pub prefcore_ranking: Option<u32>,
+    /// The ACPI throttling state (T-state) the CPU's `Processor` cooling device holds it in
+    /// (`acpi_processor_set_throttling()`); 0 is full speed.
+    #[serde(default)]
+    pub t_state: u8,
 }
 
 /// One cpufreq policy, with the hidden per-policy state drivers keep.
@@ -87,6 +102,14 @@ pub struct SimPolicy {
     pub dynamic_power_coefficient: Option<u32>,
     /// The per-policy `boost` switch, where the driver has one.
     pub boost: Option<bool>,
+    /// The state of the policy's cpufreq cooling device ([`SimCooling::Cpufreq`]): the
+    /// number of operating points below the top it is held to.
+    #[serde(default)]
+    pub cooling_state: u8,
+    /// amd-pstate (Linux 7.1 and later) prints EPP as a number when the last write was one
+    /// (`cpudata->raw_epp`).
+    #[serde(default)]
+    pub epp_written_raw: bool,
 }
 
 /// An operating point: a frequency and the voltage it needs.
@@ -108,7 +131,15 @@ pub enum SimDriver {
         epp_values: [u8; 4],
     },
     /// amd-pstate: `active` (amd-pstate-epp), `passive` or `guided` (amd-pstate).
-    AmdPstate { status: String, boost: bool },
+    AmdPstate {
+        status: String,
+        boost: bool,
+        /// `amd_pstate/dynamic_epp` of Linux 7.1 and later, which also brought raw EPP
+        /// numbers and the `custom` preference; `None` for an older kernel, which has none
+        /// of them (`docs/kernel.md` 3).
+        #[serde(default)]
+        dynamic_epp: Option<bool>,
+    },
     /// cpufreq-dt: one policy per cluster, generic governors.
     CpufreqDt { boost: bool },
     /// No cpufreq driver at all (a VM).
@@ -124,6 +155,79 @@ pub enum SimRapl {
     /// package and core; 2^-16 J units.
     Amd,
     None,
+}
+
+/// How the platform cools its CPUs through cpufreq: the cooling devices of
+/// `/sys/class/thermal` that cap frequencies (`docs/kernel.md` 8).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum SimCooling {
+    /// No CPU cooling device.
+    #[default]
+    None,
+    /// ACPI `Processor` devices, one per CPU (drivers/acpi/processor_thermal.c). States 0-3
+    /// hold every CPU of the package at 100, 80, 60 or 40 % of its `cpuinfo_max_freq` (20 %
+    /// a step, three steps; the step belongs to the package); the states above are the
+    /// CPU's own T-states ([`SimCpu::t_state`]).
+    AcpiProcessor {
+        /// The package's cpufreq reduction step, 0-3.
+        step: u8,
+        /// ACPI throttling states per processor (`_TSS`); 0 without ACPI throttling.
+        t_states: u8,
+    },
+    /// `cpufreq-cpuN` devices, one per policy (drivers/thermal/cpufreq_cooling.c), each in
+    /// its policy's [`SimPolicy::cooling_state`].
+    Cpufreq,
+}
+
+/// The throttling going on now, as Intel's thermal interrupt counts it
+/// (arch/x86/kernel/cpu/mce/therm_throt.c); the counters themselves are in the files, moved
+/// by the [`Ticker`].
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SimThrottle {
+    /// CPUs whose core is at its thermal limit: their core counters rise with each tick.
+    pub hot_cpus: Vec<u32>,
+    /// The package is at its limit: every CPU's package counters rise.
+    pub package_hot: bool,
+}
+
+/// One power limit of a RAPL zone (`constraint_N_*`, drivers/powercap/intel_rapl_common.c).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SimConstraint {
+    /// `long_term` (PL1), `short_term` (PL2) or `peak_power` (PL4).
+    pub name: String,
+    pub power_limit_uw: u64,
+    /// `None` where reading it fails (PL4 has no time window).
+    pub time_window_us: Option<u64>,
+    /// `None` where reading it fails (a zone without a power-info register).
+    pub max_power_uw: Option<u64>,
+}
+
+/// The package's power: what it draws at full load, and the RAPL zones' power limits.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SimPower {
+    /// The thermal design power (µW): what the package draws under full load, and on Intel
+    /// the default long-term limit, which PL1's `max_power_uw` shows.
+    pub tdp_uw: u64,
+    /// Each zone's constraints by zone name (`intel-rapl:0`); none on AMD, which has no limit
+    /// registers.
+    pub limits: std::collections::BTreeMap<String, Vec<SimConstraint>>,
+}
+
+/// The ACPI platform profile (`/sys/firmware/acpi/platform_profile`) of the platform's own
+/// handler (drivers/acpi/platform_profile.c).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SimPlatformProfile {
+    pub profile: String,
+    pub choices: Vec<String>,
+}
+
+/// What going through suspend and resume does to the machine, beyond what it restores.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum ResumeQuirk {
+    /// The maximum frequency of `policies` comes back at `khz` (amd-pstate's resume bug).
+    MaxFreqClamp { policies: Vec<u32>, khz: u32 },
 }
 
 /// A whole simulated machine.
@@ -143,6 +247,18 @@ pub struct SimMachine {
     /// The platform registers an energy model for its CPUs.
     pub energy_model: bool,
     pub rapl: SimRapl,
+    #[serde(default)]
+    pub cooling: SimCooling,
+    /// Intel's throttle counters; `None` where the CPU has none (AMD, Arm, a VM).
+    #[serde(default)]
+    pub throttle: Option<SimThrottle>,
+    /// `None` without RAPL.
+    #[serde(default)]
+    pub power: Option<SimPower>,
+    #[serde(default)]
+    pub platform_profile: Option<SimPlatformProfile>,
+    #[serde(default)]
+    pub resume_quirk: Option<ResumeQuirk>,
 }
 
 impl SimMachine {
@@ -178,6 +294,18 @@ impl SimMachine {
                 .collect();
         }
         self
+    }
+
+    /// `scaling_max_freq`: the policy's own maximum, or lower where a cooling device's
+    /// frequency request holds it lower (freq QoS takes the lowest maximum).
+    pub fn qos_max_khz(&self, policy: &SimPolicy) -> u32 {
+        self.cooling_cap_khz(policy)
+            .map_or(policy.max_khz, |cap| cap.min(policy.max_khz))
+    }
+
+    /// `scaling_min_freq`: the minimum, never above the maximum.
+    pub fn qos_min_khz(&self, policy: &SimPolicy) -> u32 {
+        policy.min_khz.min(self.qos_max_khz(policy))
     }
 
     pub fn cpu(&self, id: u32) -> Option<&SimCpu> {

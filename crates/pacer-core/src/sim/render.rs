@@ -10,12 +10,18 @@ use std::path::Path;
 use crate::cpuset::CpuSet;
 
 use super::lists::{AMD_EPP_VALUES, EPP_NAMES, GENERIC_GOVERNORS};
+use super::platform::platform_files;
+use super::power::rapl_files;
+use super::thermal::{cooling_files, throttle_files};
 use super::tree::{io_error, sync, write_atomically, RenderError, Tree};
-use super::{SimCoreKind, SimDriver, SimMachine, SimPolicy, SimRapl, STATE_FILE};
+use super::{SimCoreKind, SimDriver, SimMachine, SimPolicy, STATE_FILE};
 
 /// The list `energy_performance_available_preferences` prints: each name and a space, then a
 /// newline.
 const EPP_AVAILABLE: &str = "default performance balance_performance balance_power power \n";
+/// amd-pstate's list since Linux 7.1, which takes raw numbers (`EPP_INDEX_CUSTOM`).
+const EPP_AVAILABLE_CUSTOM: &str =
+    "default performance balance_performance balance_power power custom \n";
 /// What setpolicy drivers list: exactly this, without a trailing space.
 const SETPOLICY_GOVERNORS: &str = "performance powersave\n";
 
@@ -76,7 +82,10 @@ fn build(machine: &SimMachine) -> Tree {
     }
     driver_files(&mut tree, machine);
     core_type_pmus(&mut tree, machine);
-    rapl_files(&mut tree, machine.rapl);
+    rapl_files(&mut tree, machine);
+    cooling_files(&mut tree, machine);
+    throttle_files(&mut tree, machine);
+    platform_files(&mut tree, machine);
     eas_files(&mut tree, machine);
     tree
 }
@@ -117,8 +126,14 @@ fn policy_files(tree: &mut Tree, machine: &SimMachine, policy: &SimPolicy) {
     tree.ro(format!("{dir}/related_cpus"), spaced(&policy.cpus));
     tree.ro(format!("{dir}/cpuinfo_min_freq"), policy.hw_min_khz);
     tree.ro(format!("{dir}/cpuinfo_max_freq"), policy.hw_max_khz);
-    tree.rw(format!("{dir}/scaling_min_freq"), policy.min_khz);
-    tree.rw(format!("{dir}/scaling_max_freq"), policy.max_khz);
+    tree.rw(
+        format!("{dir}/scaling_min_freq"),
+        machine.qos_min_khz(policy),
+    );
+    tree.rw(
+        format!("{dir}/scaling_max_freq"),
+        machine.qos_max_khz(policy),
+    );
     tree.live(format!("{dir}/scaling_cur_freq"), 0o444, policy.cur_khz);
     tree.rw(format!("{dir}/scaling_governor"), &policy.governor);
     if policy.governor == "userspace" {
@@ -174,7 +189,11 @@ fn policy_files(tree: &mut Tree, machine: &SimMachine, policy: &SimPolicy) {
                 );
             }
         }
-        SimDriver::AmdPstate { status, .. } => {
+        SimDriver::AmdPstate {
+            status,
+            dynamic_epp,
+            ..
+        } => {
             tree.live(format!("{dir}/cpuinfo_avg_freq"), 0o444, policy.cur_khz);
             let active = status == "active";
             tree.ro(
@@ -194,21 +213,25 @@ fn policy_files(tree: &mut Tree, machine: &SimMachine, policy: &SimPolicy) {
             }
             tree.ro(format!("{dir}/amd_pstate_hw_prefcore"), "enabled");
             if let (true, Some(raw)) = (active, policy.epp_raw) {
-                // Under the performance policy the list shrinks to `performance` alone.
-                let available = if policy.governor == "performance" {
-                    "performance\n"
-                } else {
-                    EPP_AVAILABLE
+                // Under the performance policy the list shrinks to `performance` alone;
+                // Linux 7.1 adds `custom` (raw numbers) and prints a raw number written as
+                // one.
+                let available = match (policy.governor.as_str(), dynamic_epp) {
+                    ("performance", _) => "performance\n",
+                    (_, Some(_)) => EPP_AVAILABLE_CUSTOM,
+                    (_, None) => EPP_AVAILABLE,
                 };
                 tree.put(
                     format!("{dir}/energy_performance_available_preferences"),
                     0o444,
                     available,
                 );
-                tree.rw(
-                    format!("{dir}/energy_performance_preference"),
-                    epp_text(raw, AMD_EPP_VALUES),
-                );
+                let text = if policy.epp_written_raw {
+                    raw.to_string()
+                } else {
+                    epp_text(raw, AMD_EPP_VALUES)
+                };
+                tree.rw(format!("{dir}/energy_performance_preference"), text);
             }
         }
         SimDriver::CpufreqDt { .. } => {
@@ -245,9 +268,19 @@ fn driver_files(tree: &mut Tree, machine: &SimMachine) {
                 tree.rw(format!("{dir}/hwp_dynamic_boost"), 0);
             }
         }
-        SimDriver::AmdPstate { status, boost } => {
+        SimDriver::AmdPstate {
+            status,
+            boost,
+            dynamic_epp,
+        } => {
             tree.rw(format!("{CPU}/amd_pstate/status"), status);
             tree.ro(format!("{CPU}/amd_pstate/prefcore"), "enabled");
+            if let Some(on) = dynamic_epp {
+                tree.rw(
+                    format!("{CPU}/amd_pstate/dynamic_epp"),
+                    if *on { "enabled" } else { "disabled" },
+                );
+            }
             tree.rw(format!("{CPU}/cpufreq/boost"), u8::from(*boost));
         }
         SimDriver::CpufreqDt { boost } => {
@@ -292,54 +325,6 @@ fn core_type_pmus(tree: &mut Tree, machine: &SimMachine) {
             format!("sys/bus/event_source/devices/{name}"),
             format!("../../../{from_sys}"),
         );
-    }
-}
-
-fn rapl_files(tree: &mut Tree, rapl: SimRapl) {
-    // (relative zone path, name, energy µJ); the range is 0xffffffff energy units.
-    let (zones, max_range): (&[(&str, &str, u64)], u64) = match rapl {
-        SimRapl::Intel => (
-            &[
-                ("intel-rapl:0", "package-0", 48_213_367_521),
-                ("intel-rapl:0/intel-rapl:0:0", "core", 21_901_877_410),
-                ("intel-rapl:0/intel-rapl:0:1", "uncore", 903_117_264),
-                ("intel-rapl:1", "psys", 91_877_212_553),
-            ],
-            262_143_328_850,
-        ),
-        SimRapl::Amd => (
-            &[
-                ("intel-rapl:0", "package-0", 31_877_456_120),
-                ("intel-rapl:0/intel-rapl:0:0", "core", 4_409_712_330),
-            ],
-            65_532_610_987,
-        ),
-        SimRapl::None => return,
-    };
-    let base = "sys/devices/virtual/powercap/intel-rapl";
-    tree.rw(format!("{base}/enabled"), 1);
-    tree.link(
-        "sys/class/powercap/intel-rapl",
-        "../../devices/virtual/powercap/intel-rapl",
-    );
-    for (zone, name, energy) in zones {
-        let dir = format!("{base}/{zone}");
-        tree.ro(format!("{dir}/name"), name);
-        tree.root_only(format!("{dir}/energy_uj"), energy);
-        tree.ro(format!("{dir}/max_energy_range_uj"), max_range);
-        tree.rw(format!("{dir}/enabled"), 1);
-        let leaf = zone.rsplit('/').next().unwrap_or(zone);
-        tree.link(
-            format!("sys/class/powercap/{leaf}"),
-            format!("../../devices/virtual/powercap/intel-rapl/{zone}"),
-        );
-    }
-    if rapl == SimRapl::Intel {
-        let package = format!("{base}/intel-rapl:0");
-        tree.ro(format!("{package}/constraint_0_name"), "long_term");
-        tree.rw(format!("{package}/constraint_0_power_limit_uw"), 28_000_000);
-        tree.ro(format!("{package}/constraint_1_name"), "short_term");
-        tree.rw(format!("{package}/constraint_1_power_limit_uw"), 64_000_000);
     }
 }
 

@@ -9,7 +9,7 @@ use std::fmt;
 use crate::i18n::{fill, gettext};
 
 use super::lists::{AMD_EPP_VALUES, EPP_NAMES, GENERIC_GOVERNORS};
-use super::{SimDriver, SimMachine, SimPolicy};
+use super::{SimDriver, SimMachine, SimPolicy, PLATFORM_PROFILE};
 
 /// The kernel's answer to a write that fails.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -27,6 +27,9 @@ pub enum WriteError {
     ReadOnly,
     /// `ENOENT`: no such file on this machine.
     NoFile,
+    /// `ENODATA`: a powercap constraint the zone cannot set (powercap_sys.c
+    /// `store_constraint_*()`).
+    NoData,
 }
 
 impl WriteError {
@@ -37,6 +40,7 @@ impl WriteError {
             WriteError::NotSupported => 95,
             WriteError::ReadOnly => 13,
             WriteError::NoFile => 2,
+            WriteError::NoData => 61,
         }
     }
 
@@ -47,6 +51,7 @@ impl WriteError {
             WriteError::NotSupported => "EOPNOTSUPP",
             WriteError::ReadOnly => "EACCES",
             WriteError::NoFile => "ENOENT",
+            WriteError::NoData => "ENODATA",
         }
     }
 
@@ -89,13 +94,56 @@ fn uint(text: &str) -> Result<u32, WriteError> {
     crate::values::parse_decimal(text).map_err(|()| WriteError::Invalid)
 }
 
+/// `kstrtoull(…, 10, …)`.
+pub(super) fn uint64(text: &str) -> Result<u64, WriteError> {
+    crate::values::parse_decimal(text).map_err(|()| WriteError::Invalid)
+}
+
+/// `kstrtou8(…, 0, …)`: decimal, `0x` hexadecimal or `0` octal, up to 255.
+fn uint8_any_base(text: &str) -> Option<u8> {
+    let (digits, radix) =
+        if let Some(hex) = text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")) {
+            (hex, 16)
+        } else if text.len() > 1 && text.starts_with('0') {
+            (&text[1..], 8)
+        } else {
+            (text, 10)
+        };
+    if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
+        return None;
+    }
+    u8::from_str_radix(digits, radix).ok()
+}
+
 /// `kstrtobool`: 0/1, y/n, on/off.
-fn boolean(text: &str) -> Result<bool, WriteError> {
+pub(super) fn boolean(text: &str) -> Result<bool, WriteError> {
     match text.to_ascii_lowercase().as_str() {
         "1" | "y" | "yes" | "on" | "true" => Ok(true),
         "0" | "n" | "no" | "off" | "false" => Ok(false),
         _ => Err(WriteError::Invalid),
     }
+}
+
+/// The device of a cooling device's `cur_state` path, through the class or the device.
+fn cooling_device(path: &str) -> Option<usize> {
+    let rest = path
+        .strip_prefix("sys/class/thermal/")
+        .or_else(|| path.strip_prefix("sys/devices/virtual/thermal/"))?;
+    let (device, file) = rest.split_once('/')?;
+    if file != "cur_state" {
+        return None;
+    }
+    device.strip_prefix("cooling_device")?.parse().ok()
+}
+
+/// The zone and file of a powercap constraint's path, through the class or the device.
+fn powercap_file(path: &str) -> Option<(&str, &str)> {
+    let rest = path
+        .strip_prefix("sys/class/powercap/")
+        .or_else(|| path.strip_prefix("sys/devices/virtual/powercap/intel-rapl/"))?;
+    let (dirs, file) = rest.rsplit_once('/')?;
+    let zone = dirs.rsplit('/').next()?;
+    file.starts_with("constraint_").then_some((zone, file))
 }
 
 impl SimMachine {
@@ -106,6 +154,15 @@ impl SimMachine {
         let value = value_of(value);
         if path == "proc/sys/kernel/sched_energy_aware" {
             return self.write_eas(value);
+        }
+        if path == PLATFORM_PROFILE {
+            return self.write_platform_profile(value);
+        }
+        if let Some(device) = cooling_device(path) {
+            return self.write_cooling(device, value);
+        }
+        if let Some((zone, file)) = powercap_file(path) {
+            return self.write_constraint(zone, file, value);
         }
         let Some(rest) = path.strip_prefix(CPU) else {
             return Err(WriteError::ReadOnly);
@@ -121,6 +178,7 @@ impl SimMachine {
             ["intel_pstate", "status"] => self.write_intel_status(value),
             ["intel_pstate", "no_turbo"] => self.write_no_turbo(value),
             ["amd_pstate", "status"] => self.write_amd_status(value),
+            ["amd_pstate", "dynamic_epp"] => self.write_dynamic_epp(value),
             [cpu, "power", "energy_perf_bias"] => {
                 match cpu.strip_prefix("cpu").map(str::parse::<u32>) {
                     Some(Ok(id)) => self.write_epb(id, value),
@@ -220,6 +278,8 @@ impl SimMachine {
             }
         }
         policy.governor = governor;
+        // Back under powersave, dynamic EPP (Linux 7.1) takes the policy again.
+        self.apply_dynamic_epp();
         Ok(())
     }
 
@@ -231,6 +291,7 @@ impl SimMachine {
         if policy.epp_raw.is_none() {
             return Err(WriteError::NoFile);
         }
+        let mut written_raw = false;
         let raw = match &self.driver {
             SimDriver::IntelPstate { epp_values, .. } => {
                 if value == "default" {
@@ -243,11 +304,23 @@ impl SimMachine {
                     u8::try_from(number).map_err(|_| WriteError::Invalid)?
                 }
             }
-            SimDriver::AmdPstate { status, .. } if status == "active" => {
-                // `sysfs_match_string()` only: raw numbers are EINVAL.
-                if value == "default" {
-                    AMD_EPP_VALUES[1]
+            SimDriver::AmdPstate {
+                status,
+                dynamic_epp,
+                ..
+            } if status == "active" => {
+                // Linux 7.1: refused while dynamic EPP is on; raw numbers taken.
+                if *dynamic_epp == Some(true) {
+                    return Err(WriteError::Busy);
+                }
+                if let Some(number) = uint8_any_base(value).filter(|_| dynamic_epp.is_some()) {
+                    written_raw = true;
+                    number
+                } else if value == "default" {
+                    // 7.1 writes the balanced default: on AC power, performance.
+                    AMD_EPP_VALUES[if dynamic_epp.is_some() { 0 } else { 1 }]
                 } else {
+                    // Before 7.1 `sysfs_match_string()` only: raw numbers are EINVAL.
                     let index = EPP_NAMES
                         .iter()
                         .position(|name| *name == value)
@@ -262,6 +335,7 @@ impl SimMachine {
             return Err(WriteError::Busy);
         }
         self.policies[index].epp_raw = Some(raw);
+        self.policies[index].epp_written_raw = written_raw;
         Ok(())
     }
 
@@ -327,6 +401,7 @@ impl SimMachine {
                 .iter_mut()
                 .for_each(|policy| reset(policy, governor));
         }
+        self.apply_dynamic_epp();
         Ok(())
     }
 

@@ -76,8 +76,8 @@ pub(super) enum Node {
         content: String,
         mode: u32,
     },
-    /// A file the running simulation keeps up to date (the current frequency): written when
-    /// missing, otherwise left to the [`super::Ticker`].
+    /// A file the running simulation keeps up to date (a current frequency, a throttle or
+    /// energy counter): written when missing, otherwise left to the [`super::Ticker`].
     Live {
         content: String,
         mode: u32,
@@ -118,10 +118,6 @@ impl Tree {
     /// A writable attribute.
     pub(super) fn rw(&mut self, path: impl Into<String>, value: impl fmt::Display) {
         self.put(path, 0o644, format!("{value}\n"));
-    }
-    /// Readable by root only (`cpuinfo_cur_freq`, `energy_uj`).
-    pub(super) fn root_only(&mut self, path: impl Into<String>, value: impl fmt::Display) {
-        self.put(path, 0o400, format!("{value}\n"));
     }
     pub(super) fn link(&mut self, path: impl Into<String>, target: impl Into<String>) {
         self.0.insert(path.into(), Node::Link(target.into()));
