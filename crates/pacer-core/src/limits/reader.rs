@@ -217,7 +217,7 @@ impl LimitReader {
         let cooling_states = self
             .cooling
             .iter()
-            .map(|device| device.read_state(&mut probe))
+            .map(|device| device.read_state(&mut probe, &mut self.kept))
             .collect();
         let throttle = self.throttle.read(&mut probe);
         let power = self.power.as_ref().map(|power| power.read(&mut probe));

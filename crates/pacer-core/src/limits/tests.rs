@@ -27,11 +27,13 @@ fn put(root: &Path, rel: &str, text: &str) {
     fs::write(&path, text).unwrap();
 }
 
-fn laptop() -> (tempfile::TempDir, SysRoot) {
+/// A simulated Alder Lake laptop: its folder, the machine (to write through the kernel's
+/// rules) and its root.
+fn laptop() -> (tempfile::TempDir, SimDir, SysRoot) {
     let dir = tempfile::tempdir().unwrap();
     let sim = SimDir::open_or_create(dir.path(), "intel-hybrid").unwrap();
     let root = SysRoot::new(sim.root());
-    (dir, root)
+    (dir, sim, root)
 }
 
 /// The chain after `readings` refreshes.
@@ -51,33 +53,20 @@ fn of(limits: &[CoreLimits], core_type: CoreType) -> &CoreLimits {
         .unwrap()
 }
 
-/// Gives every CPU a package (0) and an ACPI processor cooling device at `state` of 10.
-fn processor_cooling(root: &Path, cpus: u32, state: u32) {
-    for cpu in 0..cpus {
-        put(
-            root,
-            &format!("{CPU}/cpu{cpu}/topology/physical_package_id"),
-            "0\n",
-        );
-        let device = format!("sys/class/thermal/cooling_device{cpu}");
-        put(root, &format!("{device}/type"), "Processor\n");
-        put(root, &format!("{device}/max_state"), "10\n");
-        let acpi = format!("sys/devices/LNXSYSTM:00/LNXCPU:{cpu:02}");
-        fs::create_dir_all(root.join(&acpi)).unwrap();
-        std::os::unix::fs::symlink(
-            root.join(format!("{CPU}/cpu{cpu}")),
-            root.join(format!("{acpi}/physical_node")),
-        )
-        .unwrap();
-        std::os::unix::fs::symlink(root.join(&acpi), root.join(format!("{device}/device")))
-            .unwrap();
-    }
-    processor_cooling_state(root, cpus, state);
+/// Sets the package's ACPI processor cooling to `state` (of 10) through the kernel's rules,
+/// which cap every policy's maximum at 20 % less per state up to 3.
+fn processor_cooling(sim: &SimDir, state: u32) {
+    sim.write(
+        "/sys/class/thermal/cooling_device0/cur_state",
+        &state.to_string(),
+    )
+    .unwrap()
+    .unwrap();
 }
 
 #[test]
 fn a_laptop_as_it_comes_is_held_by_nothing() {
-    let (_dir, root) = laptop();
+    let (_dir, sim, root) = laptop();
     let limits = chain(&root, 2);
     assert_eq!(limits.len(), 2, "P-cores and E-cores: {limits:#?}");
     for core in &limits {
@@ -98,7 +87,7 @@ fn a_laptop_as_it_comes_is_held_by_nothing() {
 
 #[test]
 fn a_lowered_maximum_is_the_settings_and_after_a_sleep_the_platform() {
-    let (_dir, root) = laptop();
+    let (_dir, sim, root) = laptop();
     for policy in 0..8 {
         put(
             root.root(),
@@ -128,7 +117,7 @@ fn a_lowered_maximum_is_the_settings_and_after_a_sleep_the_platform() {
 
 #[test]
 fn turbo_off_holds_at_the_base_frequency() {
-    let (_dir, root) = laptop();
+    let (_dir, sim, root) = laptop();
     put(root.root(), &format!("{CPU}/intel_pstate/no_turbo"), "1\n");
     let limits = chain(&root, 1);
     let p_cores = of(&limits, CoreType::Performance);
@@ -143,8 +132,8 @@ fn turbo_off_holds_at_the_base_frequency() {
 
 #[test]
 fn a_processor_cooling_state_holds_the_whole_package() {
-    let (_dir, root) = laptop();
-    processor_cooling(root.root(), 16, 3);
+    let (_dir, sim, root) = laptop();
+    processor_cooling(&sim, 3);
     put(
         root.root(),
         "sys/class/thermal/cooling_device20/type",
@@ -153,8 +142,11 @@ fn a_processor_cooling_state_holds_the_whole_package() {
     let limits = chain(&root, 1);
     let e_cores = of(&limits, CoreType::Efficiency);
     assert_eq!(e_cores.limiter, Limiter::Thermal, "{e_cores:#?}");
-    // Three steps of 20 %: 40 % of 3.4 GHz.
+    // Three steps of 20 %: 40 % of 3.4 GHz. The kernel's cap shows in the maximum in force,
+    // which is then the cooling's, not a setting.
     assert_eq!(e_cores.ceiling_khz, Some(Khz(1_360_000)));
+    assert_eq!(e_cores.requested_khz, Some(Khz(3_400_000)));
+    assert_eq!(e_cores.settings.ceiling_khz, None);
     assert_eq!(
         e_cores.thermal.cooling.len(),
         16,
@@ -176,7 +168,7 @@ fn a_processor_cooling_state_holds_the_whole_package() {
 
 #[test]
 fn rising_throttle_counters_hold_at_what_the_cores_deliver() {
-    let (_dir, root) = laptop();
+    let (_dir, sim, root) = laptop();
     let counter = |cpu: u32, name: &str| format!("{CPU}/cpu{cpu}/thermal_throttle/{name}");
     for cpu in 0..16 {
         put(
@@ -215,7 +207,7 @@ fn rising_throttle_counters_hold_at_what_the_cores_deliver() {
 
 #[test]
 fn a_power_limit_holds_when_the_package_draws_it() {
-    let (_dir, root) = laptop();
+    let (_dir, sim, root) = laptop();
     let zone = "sys/class/powercap/intel-rapl:0";
     put(
         root.root(),
@@ -281,9 +273,9 @@ fn each_file_is_read_once_per_refresh_on_a_wide_machine() {
         reads.len(),
         "a file read twice in one refresh"
     );
-    // Per policy its maximum, its driver's maximum and what it delivers; boost, and the
-    // package's energy (AMD's RAPL has no limits to read).
-    assert_eq!(reads.len(), 256 * 3 + 2, "{:?}", &reads[reads.len() - 2..]);
+    // Per policy its maximum, its driver's maximum and what it delivers; per CPU its ACPI
+    // processor cooling state; boost, and the package's energy (AMD's RAPL has no limits).
+    assert_eq!(reads.len(), 256 * 4 + 2, "{:?}", &reads[reads.len() - 2..]);
     assert_eq!(reading.policies.len(), 256);
     assert!(reading.problems.is_empty(), "{:?}", reading.problems);
 }
@@ -294,8 +286,8 @@ fn a_thermal_limit_and_a_lowered_power_limit_are_findings() {
     use crate::profile::ProfileReading;
     use crate::status::Status;
 
-    let (_dir, root) = laptop();
-    processor_cooling(root.root(), 16, 3);
+    let (_dir, sim, root) = laptop();
+    processor_cooling(&sim, 3);
     let zone = "sys/class/powercap/intel-rapl:0";
     put(
         root.root(),
@@ -354,7 +346,7 @@ fn a_thermal_limit_and_a_lowered_power_limit_are_findings() {
     );
 
     // Cooled down and set back: both go, and nothing is left from the earlier chain.
-    processor_cooling_state(root.root(), 16, 0);
+    processor_cooling(&sim, 0);
     put(
         root.root(),
         &format!("{zone}/constraint_0_power_limit_uw"),
@@ -370,11 +362,4 @@ fn a_thermal_limit_and_a_lowered_power_limit_are_findings() {
         "{:#?}",
         status.findings
     );
-}
-
-fn processor_cooling_state(root: &Path, cpus: u32, state: u32) {
-    for cpu in 0..cpus {
-        let file = format!("sys/class/thermal/cooling_device{cpu}/cur_state");
-        put(root, &file, &format!("{state}\n"));
-    }
 }

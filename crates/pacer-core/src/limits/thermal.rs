@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use crate::machine::Snapshot;
-use crate::sysfs::{Expected, Need, Probe};
+use crate::sysfs::{Expected, KeptFiles, Need, Probe};
 use crate::values::{Decimal, Khz};
 
 const THERMAL_DIR: &str = "sys/class/thermal";
@@ -40,6 +40,9 @@ pub(super) struct CoolingFiles {
     /// The policies whose maximum it lowers.
     pub policies: Vec<u32>,
     pub max_state: u32,
+    /// `cur_state`, the one file read at each refresh (a `Processor` device per CPU: a
+    /// large machine has hundreds).
+    state_file: String,
 }
 
 /// A cooling device in use, as the chain shows it.
@@ -108,6 +111,7 @@ impl CoolingFiles {
                 )
                 .map_or(0, |state| state.0);
             found.push(CoolingFiles {
+                state_file: format!("{dir}/cur_state"),
                 name,
                 kind,
                 policies,
@@ -117,10 +121,9 @@ impl CoolingFiles {
         found
     }
 
-    pub(super) fn read_state(&self, probe: &mut Probe<'_>) -> Option<u32> {
-        let file = format!("{THERMAL_DIR}/{}/cur_state", self.name);
+    pub(super) fn read_state(&self, probe: &mut Probe<'_>, kept: &mut KeptFiles) -> Option<u32> {
         probe
-            .value::<Decimal<u32>>(&file, Need::Required, Expected::Number)
+            .value_kept::<Decimal<u32>>(kept, &self.state_file, Need::Required, Expected::Number)
             .map(|state| state.0)
     }
 

@@ -108,11 +108,6 @@ fn policy_chain(
             .filter_map(|r| r.policies.get(index)?.delivered_khz),
     );
 
-    let settings = SettingsLink {
-        ceiling_khz: settings_ceiling(evidence.snapshot, policy, max_now, cpuinfo_max),
-        asked_max_khz: None,
-    };
-    let requested = settings.ceiling_khz.or(hardware_max);
     let last_reading = readings.last();
     let firmware = firmware_link(files, policy, last_reading, cpuinfo_max, hardware_max);
     let bios_limit = last
@@ -125,6 +120,20 @@ fn policy_chain(
         ceiling_khz: bios_limit,
     };
     let thermal = thermal_link(evidence, files, cpuinfo_max);
+    // `scaling_max_freq` shows the lowest of every maximum asked (the user's, a cooling
+    // device's, the BIOS's: `docs/kernel.md` 8.1): at a link's ceiling, it is that link's,
+    // and the user's own maximum underneath is not known.
+    let max_set = max_now.filter(|max| {
+        [platform.ceiling_khz, thermal.ceiling_khz]
+            .into_iter()
+            .flatten()
+            .all(|ceiling| below(*max, ceiling))
+    });
+    let settings = SettingsLink {
+        ceiling_khz: settings_ceiling(evidence.snapshot, policy, max_set, cpuinfo_max),
+        asked_max_khz: None,
+    };
+    let requested = settings.ceiling_khz.or(hardware_max);
 
     // Each link that holds, with the ceiling it holds at (what the CPUs deliver for one
     // seen acting without a frequency of its own).

@@ -148,7 +148,14 @@ impl Policy {
             } else {
                 let list = file("energy_performance_available_preferences");
                 if let Some(text) = optional(probe, &list, need, &mut found.epp) {
-                    policy.available_epp = probe.parse_list(&list, &text, Expected::EppList);
+                    // amd-pstate 7.1 lists `custom` to say that numbers are taken; it is
+                    // not a preference one can set (`docs/kernel.md` 9.2).
+                    let names = text
+                        .split_ascii_whitespace()
+                        .filter(|name| *name != "custom")
+                        .collect::<Vec<_>>()
+                        .join(" ");
+                    policy.available_epp = probe.parse_list(&list, &names, Expected::EppList);
                     if let (Some(governor), Some(available)) =
                         (&policy.governor, &policy.available_epp)
                     {

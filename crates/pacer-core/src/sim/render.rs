@@ -68,6 +68,8 @@ fn build(machine: &SimMachine) -> Tree {
         let core: CpuSet = cpu.core_cpus.iter().copied().collect();
         tree.ro(format!("{dir}/topology/thread_siblings_list"), &core);
         tree.ro(format!("{dir}/topology/core_cpus_list"), &core);
+        // Every modelled machine has one package (socket).
+        tree.ro(format!("{dir}/topology/physical_package_id"), 0);
         if let Some(epb) = cpu.epb {
             tree.rw(format!("{dir}/power/energy_perf_bias"), epb);
         }
