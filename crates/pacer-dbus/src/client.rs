@@ -135,7 +135,9 @@ fn explain(error: &HelperError) -> String {
             ErrorKind::Busy
                 if matches!(
                     problem,
-                    Problem::WriteRefused { .. } | Problem::EppHeldByGovernor { .. }
+                    Problem::WriteRefused { .. }
+                        | Problem::EppHeldByGovernor { .. }
+                        | Problem::EppSetByKernel
                 ) =>
             {
                 fill(

@@ -106,6 +106,9 @@ pub enum Problem {
     EppHeldByGovernor {
         policies: CpuSet,
     },
+    /// amd-pstate's dynamic EPP is on: the kernel sets EPP itself and refuses any write
+    /// (EBUSY, `docs/kernel.md` 9.1).
+    EppSetByKernel,
     NoBoostSwitch,
     BoostOnlyForAll,
     /// The policy has no frequency limits the helper can set (`cpuinfo_min_freq`,
@@ -225,6 +228,7 @@ impl Problem {
             | Problem::CpuUnavailable { .. } => InvalidArgument,
             Problem::PolicyOffline { .. }
             | Problem::EppHeldByGovernor { .. }
+            | Problem::EppSetByKernel
             | Problem::MaxFrequencyHeld { .. }
             | Problem::MeasurementRunning
             | Problem::TooManyCalls => Busy,
@@ -348,6 +352,7 @@ impl fmt::Display for Problem {
                 gettext("the performance governor on policy {policies} holds EPP at performance and the kernel refuses any other EPP; set the governor to powersave first"),
                 &[("policies", policies)],
             ),
+            Problem::EppSetByKernel => gettext("the kernel sets the energy-performance preference itself here (amd-pstate's dynamic EPP) and refuses any other; switch dynamic EPP off to choose it"),
             Problem::NoBoostSwitch => gettext("this machine has no turbo or boost switch"),
             Problem::BoostOnlyForAll => {
                 gettext("turbo can only be switched for all policies at once on this machine")

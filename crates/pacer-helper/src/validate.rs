@@ -125,6 +125,10 @@ pub fn epp(snapshot: &Snapshot, ids: &[u32], value: &str) -> Result<(Vec<u32>, E
         .parse()
         .map_err(|_| Problem::NotAnEpp { value: echo(value) })?;
     let targets = policies(snapshot, ids)?;
+    // With dynamic EPP on, amd-pstate refuses every EPP write (EBUSY) before reading it.
+    if snapshot.driver.kernel_sets_epp() {
+        return Err(Problem::EppSetByKernel);
+    }
     // The performance governor of a setpolicy driver refuses any EPP but 0 (EBUSY).
     if !matches!(epp, Epp::Performance | Epp::Raw(0)) {
         // `targets` is in id order: each pinned policy is looked up, not searched for.
@@ -404,6 +408,17 @@ mod tests {
         assert_eq!(
             check(&snapshot("vm"), &Request::SetEas),
             Err(Problem::NoEasSupport)
+        );
+        // The kernel owns EPP under dynamic EPP: refused before the kernel is asked.
+        assert_eq!(
+            check(
+                &snapshot("amd-dynamic-epp"),
+                &Request::SetEpp {
+                    policies: vec![0],
+                    epp: "power".into(),
+                }
+            ),
+            Err(Problem::EppSetByKernel)
         );
         assert_eq!(
             check(

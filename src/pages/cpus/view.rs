@@ -109,21 +109,32 @@ pub struct Selectors {
     pub hardware_managed: bool,
 }
 
+/// What the machine decides for every set of selectors alike.
+struct Driving {
+    /// The policies whose EPP the performance governor holds.
+    pinned: Vec<u32>,
+    hardware_managed: bool,
+    /// amd-pstate's dynamic EPP: the kernel sets every policy's EPP itself.
+    kernel_sets_epp: bool,
+}
+
 impl Selectors {
-    fn of(
-        title: String,
-        policies: &[&Policy],
-        pinned: &[u32],
-        hardware_managed: bool,
-    ) -> Selectors {
+    fn of(title: String, policies: &[&Policy], driving: &Driving) -> Selectors {
         let ids: Vec<u32> = policies.iter().map(|p| p.id).collect();
-        let locked = ids.iter().any(|id| pinned.contains(id));
+        let epp_locked = if driving.kernel_sets_epp {
+            Some(gettext(
+                "Set by the kernel itself (dynamic EPP); switch that off to choose it",
+            ))
+        } else {
+            let pinned = ids.iter().any(|id| driving.pinned.contains(id));
+            pinned.then(epp_held_by_governor)
+        };
         Selectors {
             title,
             governor: Choice::governor(policies),
             epp: Choice::epp(policies),
-            epp_locked: locked.then(epp_held_by_governor),
-            hardware_managed,
+            epp_locked,
+            hardware_managed: driving.hardware_managed,
             policies: ids,
         }
     }
@@ -196,8 +207,11 @@ pub struct CpusView {
 
 impl CpusView {
     pub fn of(snapshot: &Snapshot) -> CpusView {
-        let pinned = snapshot.epp_pinned();
-        let hardware_managed = snapshot.driver.is_setpolicy();
+        let driving = Driving {
+            pinned: snapshot.epp_pinned(),
+            hardware_managed: snapshot.driver.is_setpolicy(),
+            kernel_sets_epp: snapshot.driver.kernel_sets_epp(),
+        };
         let active: Vec<&Policy> = snapshot.policies.iter().filter(|p| p.is_active()).collect();
         let mut types: Vec<Option<CoreType>> = active.iter().map(|p| p.core_type).collect();
         types.sort();
@@ -219,24 +233,19 @@ impl CpusView {
                             gettext("Policy {policy} (CPU {cpus})"),
                             &[("policy", &p.id), ("cpus", &p.online_cpus)],
                         );
-                        Selectors::of(title, &[p], &pinned, hardware_managed)
+                        Selectors::of(title, &[p], &driving)
                     })
                     .collect();
                 TypeGroup {
                     core_type,
                     cpus: members.iter().flat_map(|p| p.online_cpus.iter()).collect(),
-                    all: Selectors::of(
-                        cores_heading(core_type),
-                        &members,
-                        &pinned,
-                        hardware_managed,
-                    ),
+                    all: Selectors::of(cores_heading(core_type), &members, &driving),
                     each,
                 }
             })
             .collect();
-        let every_core = (groups.len() > 1)
-            .then(|| Selectors::of(gettext("Every core"), &active, &pinned, hardware_managed));
+        let every_core =
+            (groups.len() > 1).then(|| Selectors::of(gettext("Every core"), &active, &driving));
         CpusView { every_core, groups }
     }
 
@@ -292,6 +301,16 @@ mod tests {
         assert!(p_cores.each[0].epp_locked.is_some());
         assert!(p_cores.each[1].epp_locked.is_none());
         assert!(view.groups[1].all.epp_locked.is_none());
+    }
+
+    #[test]
+    fn dynamic_epp_locks_every_epp_and_says_the_kernel_sets_it() {
+        let view = CpusView::of(&snapshot_of("amd-dynamic-epp", &[]));
+        let all = &view.groups[0].all;
+        let locked = all.epp_locked.as_deref().unwrap();
+        assert!(locked.starts_with("Set by the kernel itself"), "{locked}");
+        assert!(view.groups[0].each.iter().all(|s| s.epp_locked.is_some()));
+        assert_eq!(all.epp_words().unwrap().line, locked);
     }
 
     #[test]

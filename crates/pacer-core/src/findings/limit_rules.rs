@@ -5,7 +5,7 @@
 //! is the firmware's or another tool's, so their fix is advice (with the command, where
 //! there is one).
 
-use crate::i18n::{fill, gettext};
+use crate::i18n::{fill, gettext, ngettext};
 use crate::limits::{CoreLimits, Limiter};
 use crate::values::Khz;
 
@@ -44,10 +44,17 @@ fn thermal(limits: &[CoreLimits], findings: &mut Vec<Finding>) {
             gettext("cooling state {state} of {max}"),
             &[("state", &device.cur_state), ("max", &device.max_state)],
         ),
-        None => fill(
-            gettext("{count} throttle events in the last seconds"),
-            &[("count", &first.thermal.throttle_events.unwrap_or(0))],
-        ),
+        None => {
+            let count = first.thermal.throttle_events.unwrap_or(0);
+            fill(
+                ngettext(
+                    "{count} throttle event in the last seconds",
+                    "{count} throttle events in the last seconds",
+                    u32::try_from(count).unwrap_or(u32::MAX),
+                ),
+                &[("count", &count)],
+            )
+        }
     };
     let at = first.ceiling_khz.map(Khz::words);
     let summary = match &at {

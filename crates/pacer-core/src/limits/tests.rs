@@ -66,7 +66,7 @@ fn processor_cooling(sim: &SimDir, state: u32) {
 
 #[test]
 fn a_laptop_as_it_comes_is_held_by_nothing() {
-    let (_dir, sim, root) = laptop();
+    let (_dir, _sim, root) = laptop();
     let limits = chain(&root, 2);
     assert_eq!(limits.len(), 2, "P-cores and E-cores: {limits:#?}");
     for core in &limits {
@@ -87,7 +87,7 @@ fn a_laptop_as_it_comes_is_held_by_nothing() {
 
 #[test]
 fn a_lowered_maximum_is_the_settings_and_after_a_sleep_the_platform() {
-    let (_dir, sim, root) = laptop();
+    let (_dir, _sim, root) = laptop();
     for policy in 0..8 {
         put(
             root.root(),
@@ -117,7 +117,7 @@ fn a_lowered_maximum_is_the_settings_and_after_a_sleep_the_platform() {
 
 #[test]
 fn turbo_off_holds_at_the_base_frequency() {
-    let (_dir, sim, root) = laptop();
+    let (_dir, _sim, root) = laptop();
     put(root.root(), &format!("{CPU}/intel_pstate/no_turbo"), "1\n");
     let limits = chain(&root, 1);
     let p_cores = of(&limits, CoreType::Performance);
@@ -168,7 +168,7 @@ fn a_processor_cooling_state_holds_the_whole_package() {
 
 #[test]
 fn rising_throttle_counters_hold_at_what_the_cores_deliver() {
-    let (_dir, sim, root) = laptop();
+    let (_dir, _sim, root) = laptop();
     let counter = |cpu: u32, name: &str| format!("{CPU}/cpu{cpu}/thermal_throttle/{name}");
     for cpu in 0..16 {
         put(
@@ -207,7 +207,7 @@ fn rising_throttle_counters_hold_at_what_the_cores_deliver() {
 
 #[test]
 fn a_power_limit_holds_when_the_package_draws_it() {
-    let (_dir, sim, root) = laptop();
+    let (_dir, _sim, root) = laptop();
     let zone = "sys/class/powercap/intel-rapl:0";
     put(
         root.root(),
