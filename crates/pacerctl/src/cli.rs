@@ -142,6 +142,21 @@ pub enum SimulateAction {
         #[arg(long, default_value_t = 1)]
         seed: u64,
     },
+    /// Serve the power-profiles D-Bus API as DAEMON does, changing the simulated machine in
+    /// --sysfs-root DIR through the kernel's rules, until interrupted
+    Daemon {
+        daemon: SimulatedDaemon,
+        /// Serve on the session bus instead of the system bus
+        #[arg(long)]
+        session: bool,
+    },
+}
+
+/// A profile daemon `pacerctl simulate daemon` can stand in for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum SimulatedDaemon {
+    /// TuneD's power-profiles-daemon API (tuned-ppd)
+    TunedPpd,
 }
 
 #[derive(Debug, Subcommand)]

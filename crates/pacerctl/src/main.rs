@@ -65,6 +65,9 @@ fn run(cli: &Cli) -> anyhow::Result<()> {
                 simulate::run(cli.sysfs_root.as_deref(), model, *seed)
             }
             SimulateAction::Resume => simulate::resume(cli.sysfs_root.as_deref()),
+            SimulateAction::Daemon { daemon, session } => {
+                simulate::daemon(cli.sysfs_root.as_deref(), *daemon, *session)
+            }
         };
     }
     let machine =

@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 //! `--simulate NAME` and `pacerctl simulate`: running on a simulated machine.
 
+mod tuned_ppd;
+
 use std::path::Path;
 use std::time::Duration;
 
 use anyhow::bail;
 use pacer_core::i18n::{fill, gettext};
 use pacer_core::sim::{self, MachineRoot, SimDir, Ticker};
+
+use crate::cli::SimulatedDaemon;
 
 /// How often a running simulated machine's frequencies move.
 const TICK: Duration = Duration::from_millis(100);
@@ -79,5 +83,19 @@ pub fn run(sysfs_root: Option<&Path>, model: &str, seed: u64) -> anyhow::Result<
     let _ticker = Ticker::start(dir, seed, TICK);
     loop {
         std::thread::park();
+    }
+}
+
+/// Serves `daemon`'s D-Bus API over the simulated machine in `sysfs_root` until interrupted.
+pub fn daemon(
+    sysfs_root: Option<&Path>,
+    daemon: SimulatedDaemon,
+    session: bool,
+) -> anyhow::Result<()> {
+    let dir = simulated_dir(sysfs_root)?;
+    match daemon {
+        SimulatedDaemon::TunedPpd => {
+            crate::runtime::new()?.block_on(tuned_ppd::serve(dir, session))
+        }
     }
 }
