@@ -53,6 +53,12 @@ fn of(limits: &[CoreLimits], core_type: CoreType) -> &CoreLimits {
         .unwrap()
 }
 
+/// Sets the package's long-term (PL1) power limit through the kernel's rules.
+fn power_limit(sim: &SimDir, microwatts: u64) {
+    let file = "/sys/class/powercap/intel-rapl:0/constraint_0_power_limit_uw";
+    sim.write(file, &microwatts.to_string()).unwrap().unwrap();
+}
+
 /// Sets the package's ACPI processor cooling to `state` (of 10) through the kernel's rules,
 /// which cap every policy's maximum at 20 % less per state up to 3.
 fn processor_cooling(sim: &SimDir, state: u32) {
@@ -170,12 +176,8 @@ fn a_processor_cooling_state_holds_the_whole_package() {
 fn rising_throttle_counters_hold_at_what_the_cores_deliver() {
     let (_dir, _sim, root) = laptop();
     let counter = |cpu: u32, name: &str| format!("{CPU}/cpu{cpu}/thermal_throttle/{name}");
+    // The hardware counts: written by hand, as the simulation's ticker would.
     for cpu in 0..16 {
-        put(
-            root.root(),
-            &format!("{CPU}/cpu{cpu}/topology/physical_package_id"),
-            "0\n",
-        );
         put(root.root(), &counter(cpu, "core_throttle_count"), "5\n");
         put(root.root(), &counter(cpu, "package_throttle_count"), "0\n");
     }
@@ -207,33 +209,9 @@ fn rising_throttle_counters_hold_at_what_the_cores_deliver() {
 
 #[test]
 fn a_power_limit_holds_when_the_package_draws_it() {
-    let (_dir, _sim, root) = laptop();
-    let zone = "sys/class/powercap/intel-rapl:0";
-    put(
-        root.root(),
-        &format!("{zone}/constraint_0_name"),
-        "long_term\n",
-    );
-    put(
-        root.root(),
-        &format!("{zone}/constraint_0_power_limit_uw"),
-        "8000000\n",
-    );
-    put(
-        root.root(),
-        &format!("{zone}/constraint_0_max_power_uw"),
-        "28000000\n",
-    );
-    put(
-        root.root(),
-        &format!("{zone}/constraint_1_name"),
-        "short_term\n",
-    );
-    put(
-        root.root(),
-        &format!("{zone}/constraint_1_power_limit_uw"),
-        "64000000\n",
-    );
+    let (_dir, sim, root) = laptop();
+    // The laptop's package: 28 W long-term by default, set to 8 W.
+    power_limit(&sim, 8_000_000);
     let snapshot = Snapshot::read(&root).unwrap();
     let mut reader = LimitReader::new(&root, &snapshot);
     let files = reader.power.as_ref().expect("the package zone");
@@ -288,22 +266,7 @@ fn a_thermal_limit_and_a_lowered_power_limit_are_findings() {
 
     let (_dir, sim, root) = laptop();
     processor_cooling(&sim, 3);
-    let zone = "sys/class/powercap/intel-rapl:0";
-    put(
-        root.root(),
-        &format!("{zone}/constraint_0_name"),
-        "long_term\n",
-    );
-    put(
-        root.root(),
-        &format!("{zone}/constraint_0_power_limit_uw"),
-        "8000000\n",
-    );
-    put(
-        root.root(),
-        &format!("{zone}/constraint_0_max_power_uw"),
-        "28000000\n",
-    );
+    power_limit(&sim, 8_000_000);
     let snapshot = Snapshot::read(&root).unwrap();
     let mut watch = LimitWatch::new(&root, &snapshot);
     watch.refresh(&root);
@@ -347,11 +310,7 @@ fn a_thermal_limit_and_a_lowered_power_limit_are_findings() {
 
     // Cooled down and set back: both go, and nothing is left from the earlier chain.
     processor_cooling(&sim, 0);
-    put(
-        root.root(),
-        &format!("{zone}/constraint_0_power_limit_uw"),
-        "28000000\n",
-    );
+    power_limit(&sim, 28_000_000);
     watch.refresh(&root);
     status.read_limits(&mut watch);
     assert!(
