@@ -12,7 +12,7 @@ mod common;
 
 use std::collections::HashSet;
 
-use common::cpu_time;
+use common::{cpu_time, memory_dir};
 use pacer_core::limits::{LimitReader, LimitWatch};
 use pacer_core::sim;
 use pacer_core::{Snapshot, SysRoot};
@@ -23,13 +23,7 @@ fn main() {
     // As the window and the tray do: a descriptor kept per policy file.
     pacer_core::sysfs::raise_open_file_limit();
     for model in ["intel-hybrid", "amd-zen4", "server-256"] {
-        let shm = std::path::Path::new("/dev/shm");
-        let dir = if shm.is_dir() {
-            tempfile::tempdir_in(shm)
-        } else {
-            tempfile::tempdir()
-        }
-        .expect("a temporary directory");
+        let dir = memory_dir();
         sim::model(model)
             .expect("the model exists")
             .render(dir.path())

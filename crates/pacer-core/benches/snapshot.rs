@@ -14,7 +14,7 @@ mod common;
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
-use common::cpu_time;
+use common::{cpu_time, memory_dir};
 use pacer_core::sim::{self, SimMachine};
 use pacer_core::{Snapshot, SysRoot};
 
@@ -29,14 +29,7 @@ fn big_machine() -> SimMachine {
 }
 
 fn main() {
-    // sysfs lives in memory; so does tmpfs, where there is one.
-    let shm = std::path::Path::new("/dev/shm");
-    let dir = if shm.is_dir() {
-        tempfile::tempdir_in(shm)
-    } else {
-        tempfile::tempdir()
-    }
-    .expect("a temporary directory");
+    let dir = memory_dir();
     big_machine()
         .render(dir.path())
         .expect("the tree is laid out");

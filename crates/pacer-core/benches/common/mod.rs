@@ -16,3 +16,14 @@ pub fn cpu_time() -> Duration {
         .sum();
     Duration::from_millis(ticks * 10)
 }
+
+/// A temporary folder in memory, where there is a tmpfs, as sysfs lives in memory.
+pub fn memory_dir() -> tempfile::TempDir {
+    let shm = std::path::Path::new("/dev/shm");
+    if shm.is_dir() {
+        tempfile::tempdir_in(shm)
+    } else {
+        tempfile::tempdir()
+    }
+    .expect("a temporary directory")
+}

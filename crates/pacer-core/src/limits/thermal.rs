@@ -24,7 +24,8 @@ const PROCESSOR_FREQUENCY_STEPS: u32 = 3;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum CoolingKind {
-    /// `Processor`: ACPI's, one per CPU; its state applies to the CPU's whole package.
+    /// `Processor`: ACPI's, one per CPU; a step applies to the CPU's whole package, and every
+    /// CPU's device shows it.
     Processor,
     /// `cpufreq-cpuN`: the cpufreq cooling of the policy of CPU N; state k is the k-th
     /// frequency down from the top.
@@ -75,7 +76,6 @@ impl CoolingFiles {
         let Ok(names) = probe.root().list_dir(THERMAL_DIR) else {
             return Vec::new();
         };
-        let mut packages: Option<BTreeMap<u32, u32>> = None;
         let mut found = Vec::new();
         for name in names
             .into_iter()
@@ -86,14 +86,14 @@ impl CoolingFiles {
                 continue;
             };
             let (kind, policies) = if kind == "Processor" {
-                let Some(cpu) = processor_cpu(probe, &dir) else {
+                // The device's state is its package's step plus its own CPU's T-state, so
+                // each CPU's own device says what holds it (`docs/kernel.md` 8.4).
+                let Some(policy) =
+                    processor_cpu(probe, &dir).and_then(|cpu| snapshot.cpu(cpu)?.policy)
+                else {
                     continue;
                 };
-                let packages = packages.get_or_insert_with(|| package_ids(probe, snapshot));
-                (
-                    CoolingKind::Processor,
-                    package_policies(snapshot, packages, cpu),
-                )
+                (CoolingKind::Processor, vec![policy])
             } else if let Some(cpu) = kind.strip_prefix("cpufreq-cpu") {
                 let Some(policy) = cpu.parse().ok().and_then(|cpu| snapshot.cpu(cpu)?.policy)
                 else {
@@ -175,21 +175,6 @@ fn package_ids(probe: &mut Probe<'_>, snapshot: &Snapshot) -> BTreeMap<u32, u32>
             Some((cpu.id, package.0))
         })
         .collect()
-}
-
-/// The policies of the CPUs in `cpu`'s package: the ACPI processor's cooling lowers them all.
-fn package_policies(snapshot: &Snapshot, packages: &BTreeMap<u32, u32>, cpu: u32) -> Vec<u32> {
-    let Some(package) = packages.get(&cpu) else {
-        return Vec::new();
-    };
-    let mut policies: Vec<u32> = packages
-        .iter()
-        .filter(|(_, p)| *p == package)
-        .filter_map(|(&id, _)| snapshot.cpu(id)?.policy)
-        .collect();
-    policies.sort_unstable();
-    policies.dedup();
-    policies
 }
 
 /// Intel's throttle counters: each CPU's core count, and the package count of one CPU per
