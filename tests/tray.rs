@@ -26,25 +26,22 @@ fn entry_id(layout: &str, label: &str) -> Option<String> {
     (!id.is_empty()).then_some(id)
 }
 
-#[test]
-#[ignore = "needs a display, and root for fanotify: build-aux/test.sh --lane gui runs it"]
-fn the_tray_switches_profiles_and_warns_once() {
-    let laptop = Laptop::start("intel-hybrid");
-    let system = &laptop.bus;
-
+/// A private session bus with Debian's `status-notifier-watcher` and python-dbusmock's
+/// notification daemon on it, with the services that keep them running.
+fn tray_session() -> (SystemBus, [Service; 2]) {
     let session = SystemBus::start();
     let on_session = |program: &str| {
         let mut command = Command::new(program);
         command.env("DBUS_SESSION_BUS_ADDRESS", session.address());
         command
     };
-    let _watcher = Service::spawn_command(
+    let watcher = Service::spawn_command(
         "status-notifier-watcher",
         session.dir(),
         &mut on_session("status-notifier-watcher"),
     );
     session.wait_for_name(WATCHER, Duration::from_secs(10));
-    let _notifications = Service::spawn_command(
+    let notifications = Service::spawn_command(
         "notification-daemon",
         session.dir(),
         on_session("/usr/bin/python3").args([
@@ -56,6 +53,28 @@ fn the_tray_switches_profiles_and_warns_once() {
         ]),
     );
     session.wait_for_name("org.freedesktop.Notifications", Duration::from_secs(10));
+    (session, [watcher, notifications])
+}
+
+/// The tooltip of the item `service` registered on `session`.
+fn tooltip(session: &SystemBus, service: &str) -> String {
+    session
+        .call(
+            service,
+            "/StatusNotifierItem",
+            "org.freedesktop.DBus.Properties.Get",
+            &["org.kde.StatusNotifierItem", "ToolTip"],
+        )
+        .unwrap_or_default()
+}
+
+#[test]
+#[ignore = "needs a display, and root for fanotify: build-aux/test.sh --lane gui runs it"]
+fn the_tray_switches_profiles_and_warns_once() {
+    let laptop = Laptop::start("intel-hybrid");
+    let system = &laptop.bus;
+
+    let (session, _session_services) = tray_session();
 
     let root = laptop.root();
     let gui = Gui::start_on(
@@ -166,16 +185,7 @@ fn the_tray_switches_profiles_and_warns_once() {
             .then_some(())
             .ok_or(icon)
     });
-    let tooltip = || {
-        session
-            .call(
-                &service,
-                "/StatusNotifierItem",
-                "org.freedesktop.DBus.Properties.Get",
-                &["org.kde.StatusNotifierItem", "ToolTip"],
-            )
-            .unwrap_or_default()
-    };
+    let tooltip = || tooltip(&session, &service);
     // The tooltip names the cause: this test's write, as the helper recorded it while Pacer
     // runs in the background.
     wait_until(Duration::from_secs(15), "the tooltip says why", || {
@@ -312,6 +322,46 @@ fn the_tray_switches_profiles_and_warns_once() {
             .ok_or(tooltip)
         },
     );
+}
+
+/// On the laptop running hot, the tooltip names the thermal limit holding each core type,
+/// as soon as Pacer runs in the background.
+#[test]
+#[ignore = "needs a display, and root for fanotify: build-aux/test.sh --lane gui runs it"]
+fn the_tooltip_names_a_thermal_limit() {
+    let model = "intel-hybrid-thermal";
+    let laptop = Laptop::start(model);
+    let (session, _session_services) = tray_session();
+    let gui = Gui::start_on(
+        &[
+            "--background",
+            "--simulate",
+            model,
+            "--sysfs-root",
+            laptop.root(),
+        ],
+        Some(laptop.bus.address()),
+        Some(session.address()),
+    );
+    gui.wait_for_log("tray registered", Duration::from_secs(20));
+    let items = session.status_notifier_items().unwrap();
+    let item = items.first().expect("one registered item");
+    let service = item.split('/').next().unwrap().to_owned();
+    wait_until(
+        Duration::from_secs(15),
+        "the tooltip names the thermal limit",
+        || {
+            let tooltip = tooltip(&session, &service);
+            (tooltip.contains(
+                "Performance cores held at 1.88 GHz by a thermal limit (cooling level 3 of 10)",
+            ) && tooltip.contains(
+                "Efficiency cores held at 1.36 GHz by a thermal limit (cooling level 3 of 10)",
+            ))
+            .then_some(())
+            .ok_or(tooltip)
+        },
+    );
+    assert!(gui.alive(), "{}", gui.log());
 }
 
 /// Without a watcher or a notification server, each says so in one line and the window works.

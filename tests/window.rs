@@ -8,6 +8,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
+#[path = "window/limits.rs"]
+mod limits;
 
 use std::thread::sleep;
 use std::time::Duration;
@@ -401,100 +403,5 @@ fn turning_on_the_background_where_nothing_shows_it_says_so() {
         "toast: Nothing on this desktop shows notifications",
         Duration::from_secs(10),
     );
-    assert!(gui.alive());
-}
-
-/// Gives each of the simulated laptop's 16 CPUs package 0 and an ACPI processor cooling
-/// device, unused (level 0 of 10), as the kernel lays them out (`docs/kernel.md` 8.4): the
-/// device's `device` is the ACPI processor, whose `physical_node` is the CPU.
-fn processor_cooling(laptop: &Laptop) {
-    let put = |path: String, text: &str| {
-        let path = laptop.file(&path);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-    };
-    for cpu in 0..16 {
-        let cpu_dir = format!("sys/devices/system/cpu/cpu{cpu}");
-        put(format!("{cpu_dir}/topology/physical_package_id"), "0\n");
-        let device = format!("sys/class/thermal/cooling_device{cpu}");
-        put(format!("{device}/type"), "Processor\n");
-        put(format!("{device}/cur_state"), "0\n");
-        put(format!("{device}/max_state"), "10\n");
-        let acpi = laptop.file(&format!("sys/devices/LNXSYSTM:00/LNXCPU:{cpu:02}"));
-        std::fs::create_dir_all(&acpi).unwrap();
-        std::os::unix::fs::symlink(laptop.file(&cpu_dir), acpi.join("physical_node")).unwrap();
-        std::os::unix::fs::symlink(&acpi, laptop.file(&format!("{device}/device"))).unwrap();
-    }
-}
-
-/// "Why not faster?" on the overview: nothing holds the cores of the healthy laptop; once
-/// the ACPI processor cooling goes to level 3 of 10 (the kernel then allows 40 % of each
-/// core's highest frequency), each core type's row says so and since when, and its details
-/// list the chain link by link.
-#[test]
-#[ignore = "needs a display, and root for fanotify: build-aux/test.sh --lane gui runs it"]
-fn the_overview_says_what_holds_the_cores_back() {
-    let laptop = Laptop::start("intel-hybrid");
-    processor_cooling(&laptop);
-    let gui = Gui::start(
-        &["--simulate", "intel-hybrid", "--sysfs-root", laptop.root()],
-        Some(laptop.bus.address()),
-    );
-    gui.wait_for_log("first frame drawn", Duration::from_secs(30));
-    for cores in ["Performance", "Efficiency"] {
-        gui.wait_for_log(
-            &format!("limits row shows {cores} cores: Nothing holds them back"),
-            Duration::from_secs(10),
-        );
-    }
-    // Scrolled down to the rows by the mouse wheel.
-    let wheel: Vec<&str> = "mousemove --window %1 450 400 click --repeat 10 5"
-        .split(' ')
-        .collect();
-    gui.on_window(&wheel).status().unwrap();
-    gui.screenshot("overview-limits");
-
-    for cpu in 0..16 {
-        let state = format!("sys/class/thermal/cooling_device{cpu}/cur_state");
-        std::fs::write(laptop.file(&state), "3\n").unwrap();
-    }
-    // Three steps of 20 % of 3.4 GHz and of 4.7 GHz.
-    for (cores, at) in [("Efficiency", "1.36 GHz"), ("Performance", "1.88 GHz")] {
-        gui.wait_for_log(
-            &format!("limits row shows {cores} cores: Held at {at} by a thermal limit since "),
-            Duration::from_secs(10),
-        );
-    }
-    gui.screenshot("overview-limits-thermal");
-
-    // The E-cores' row, the page scrolled to its end.
-    gui.on_window(&["mousemove", "--window", "%1", "450", "488", "click", "1"])
-        .status()
-        .unwrap();
-    gui.wait_for_log("limits details of ", Duration::from_secs(5));
-    let log = gui.log();
-    let details = log.split("limits details of ").nth(1).unwrap();
-    let details = details.lines().next().unwrap();
-    let (heading, links) = details.split_once(": Requested: ").unwrap();
-    let held = "Efficiency cores held at 1.36 GHz by a thermal limit (cooling level 3 of 10)";
-    assert!(heading.starts_with(&format!("{held} since ")), "{heading}");
-    let links: Vec<&str> = links.split(" | ").collect();
-    assert_eq!(
-        links[..4],
-        [
-            "Up to 3.4 GHz, the hardware's highest",
-            "Firmware: No limit: up to 3.4 GHz",
-            // Neither a BIOS limit nor a platform profile on this laptop.
-            "Platform: Unknown: the firmware offers no limit to read",
-            "Thermal (holds): Cooling level 3 of 10: at most 1.36 GHz",
-        ],
-        "{links:?}"
-    );
-    assert!(links[4].starts_with("Power: ") && links[5].starts_with("Delivered: "));
-    // The dialog is mapped a moment after it logs.
-    sleep(Duration::from_millis(500));
-    let title = heading.replace('(', "\\(").replace(')', "\\)");
-    screenshot_with_dialog(&gui, &title, "limits-details");
-    gui.key("Escape");
     assert!(gui.alive());
 }

@@ -200,3 +200,27 @@ fn fix_puts_the_governor_back_through_the_helper() {
         "Nothing to fix: no findings.\n"
     );
 }
+
+#[test]
+fn an_epp_the_kernels_dynamic_epp_holds_is_refused_and_left_alone() {
+    let rig = Rig::start("amd-dynamic-epp", false);
+    let before = rig.read(0, "energy_performance_preference");
+    let output = rig.pacerctl(&["set", "epp", "power"]);
+    assert_eq!(output.status.code(), Some(1), "{}", out(&output));
+    // The helper words the kernel's EBUSY as the performance governor's hold, the one cause
+    // it knows; here the governor is powersave and dynamic EPP holds EPP (reported).
+    assert_eq!(rig.read(0, "scaling_governor"), "powersave");
+    assert_eq!(
+        err(&output),
+        "pacerctl: the kernel refuses for now: the performance governor on policy 0 holds EPP at performance and the kernel refuses any other EPP; set the governor to powersave first\n"
+    );
+    assert_eq!(rig.read(0, "energy_performance_preference"), before);
+    // The kernel's own answer to the write, as `pacerctl simulate write` gives it.
+    let epp = "/sys/devices/system/cpu/cpufreq/policy0/energy_performance_preference";
+    let output = rig.pacerctl(&["simulate", "write", epp, "power"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(
+        err(&output),
+        format!("pacerctl: {epp}: the kernel refuses power: Device or resource busy (EBUSY)\n")
+    );
+}
