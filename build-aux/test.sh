@@ -122,7 +122,7 @@ run_lane() {
     # Under Xvfb, so that the GUI's unit tests can make widgets (the window tests start their
     # own X server too); the cairo renderer, as everywhere under Xvfb.
     gui)
-      GSK_RENDERER=cairo xvfb-run -a "${CARGO_TEST[@]}" --lib --test window --test accessibility \
+      GSK_RENDERER=cairo xvfb-run -a "${CARGO_TEST[@]}" --lib --test window --test window_limits --test accessibility \
         --test plain_words --test tray --test xfce_panel --test kde_panel --test state_bus \
         -- --ignored
       ;;

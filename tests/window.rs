@@ -8,8 +8,6 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
-#[path = "window/limits.rs"]
-mod limits;
 
 use std::thread::sleep;
 use std::time::Duration;
@@ -259,19 +257,6 @@ fn a_machine_without_cpufreq_is_offered_the_simulated_laptop() {
     gui.screenshot("offered-simulation");
 }
 
-/// Saves the screen as `name`.png with the dialog called `title` over the window, placed
-/// as a window manager would (Xvfb has none: it opens at the screen's corner).
-fn screenshot_with_dialog(gui: &Gui, title: &str, name: &str) {
-    let found = gui
-        .x("xdotool")
-        .args(["search", "--onlyvisible", "--name", &format!("^{title}$")])
-        .args(["windowmove", "170", "120"])
-        .status()
-        .unwrap();
-    assert!(found.success(), "no dialog called {title}");
-    gui.screenshot_of("root", name);
-}
-
 /// The three steps of `docs/kernel.md` 2.4 (the EPP lost behind the daemon's back): the
 /// governor to performance through the helper (intel_pstate saves the EPP), the profile to performance through the daemon (it
 /// writes EPP performance... which the kernel refuses under that governor, or which it holds
@@ -318,7 +303,7 @@ fn the_epp_mismatch_raises_the_banner() {
     gui.key("alt+d");
     gui.wait_for_log("banner details of EppMismatch", Duration::from_secs(5));
     sleep(Duration::from_millis(500));
-    screenshot_with_dialog(&gui, "EPP is not what Performance sets", "mismatch");
+    gui.screenshot_with_dialog("EPP is not what Performance sets", "mismatch");
     gui.key("Escape");
     // The History page: the chain, newest first, each with who made it.
     gui.key("alt+4");

@@ -210,6 +210,19 @@ impl Gui {
         self.screenshot_of(&id, name)
     }
 
+    /// Saves the screen as `name`.png with the dialog called `title` over the window, placed
+    /// as a window manager would (Xvfb has none: it opens at the screen's corner).
+    pub fn screenshot_with_dialog(&self, title: &str, name: &str) {
+        let found = self
+            .x("xdotool")
+            .args(["search", "--onlyvisible", "--name", &format!("^{title}$")])
+            .args(["windowmove", "170", "120"])
+            .status()
+            .unwrap();
+        assert!(found.success(), "no dialog called {title}");
+        self.screenshot_of("root", name);
+    }
+
     /// Saves the X window `id` ("root": the whole screen, a dialog over the window with it)
     /// as `name`.png and checks it holds a drawn window.
     pub fn screenshot_of(&self, id: &str, name: &str) -> PathBuf {

@@ -263,6 +263,7 @@ fn a_low_long_term_limit_holds_every_core_and_the_package_draw() {
             .unwrap()
     };
     let before = energy();
+    let started = Instant::now();
     let ticker = Ticker::start(sim.clone(), 1, Duration::from_millis(10));
     let deadline = Instant::now() + Duration::from_secs(10);
     while energy() < before + 4_000_000 {
@@ -270,8 +271,10 @@ fn a_low_long_term_limit_holds_every_core_and_the_package_draw() {
         std::thread::sleep(Duration::from_millis(20));
     }
     drop(ticker);
-    // A tick of 10 ms at 8 W is 80 mJ: the counter moves by whole ticks of that.
-    assert_eq!((energy() - before) % 80_000, 0);
+    // The energy counted is the time that passed at 8 W, however late the ticks came (the
+    // first tick counts from when the ticker started; the last up to 10 ms is not counted).
+    let watts = (energy() - before) as f64 / 1e6 / started.elapsed().as_secs_f64();
+    assert!((7.0..=8.2).contains(&watts), "{watts} W");
 
     // Writes round to the power unit (1/8 W) and take decimal numbers only.
     let write = |file: &str, value: &str| sim.write(&format!("{RAPL}/{file}"), value).unwrap();

@@ -207,12 +207,11 @@ fn an_epp_the_kernels_dynamic_epp_holds_is_refused_and_left_alone() {
     let before = rig.read(0, "energy_performance_preference");
     let output = rig.pacerctl(&["set", "epp", "power"]);
     assert_eq!(output.status.code(), Some(1), "{}", out(&output));
-    // The helper words the kernel's EBUSY as the performance governor's hold, the one cause
-    // it knows; here the governor is powersave and dynamic EPP holds EPP (reported).
+    // The helper refuses before asking the kernel, and says why: dynamic EPP owns it.
     assert_eq!(rig.read(0, "scaling_governor"), "powersave");
     assert_eq!(
         err(&output),
-        "pacerctl: the kernel refuses for now: the performance governor on policy 0 holds EPP at performance and the kernel refuses any other EPP; set the governor to powersave first\n"
+        "pacerctl: the kernel refuses for now: the kernel sets the energy-performance preference itself here (amd-pstate's dynamic EPP) and refuses any other; switch dynamic EPP off to choose it\n"
     );
     assert_eq!(rig.read(0, "energy_performance_preference"), before);
     // The kernel's own answer to the write, as `pacerctl simulate write` gives it.

@@ -7,7 +7,6 @@
 
 use crate::i18n::{fill, gettext, ngettext};
 use crate::limits::{CoreLimits, Limiter};
-use crate::values::Khz;
 
 use super::finding::{Finding, FindingKind, Fix, FixAction, Severity};
 use super::group::tee_command;
@@ -56,21 +55,24 @@ fn thermal(limits: &[CoreLimits], findings: &mut Vec<Finding>) {
             )
         }
     };
-    let at = first.ceiling_khz.map(Khz::words);
-    let summary = match &at {
-        Some(at) => fill(
-            gettext("A thermal limit holds policy {policies} at {frequency} ({how})"),
-            &[
-                ("policies", &super::set(&policies)),
-                ("frequency", at),
-                ("how", &how),
-            ],
-        ),
-        None => fill(
-            gettext("A thermal limit holds policy {policies} back ({how})"),
-            &[("policies", &super::set(&policies)), ("how", &how)],
-        ),
-    };
+    // Each core type at its own frequency: P-cores and E-cores stop at different ones.
+    let held_at: Vec<String> = held
+        .iter()
+        .map(|core| {
+            let policies = super::set(&core.held_policies);
+            match core.ceiling_khz {
+                Some(khz) => fill(
+                    gettext("policy {policies} at {frequency}"),
+                    &[("policies", &policies), ("frequency", &khz.words())],
+                ),
+                None => fill(gettext("policy {policies}"), &[("policies", &policies)]),
+            }
+        })
+        .collect();
+    let summary = fill(
+        gettext("A thermal limit holds {held} ({how})"),
+        &[("held", &held_at.join(", ")), ("how", &how)],
+    );
     findings.push(Finding {
         kind: FindingKind::ThermalLimit,
         severity: Severity::Warning,

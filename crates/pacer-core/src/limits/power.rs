@@ -89,11 +89,13 @@ impl PowerFiles {
             let Some(name) = probe.text(&name, Need::Optional) else {
                 break;
             };
+            // A zone that does not know its maximum prints 0 (`docs/kernel.md` 8.5): no default.
             let default_uw = probe
                 .root()
                 .exists(&format!("{dir}/constraint_{index}_max_power_uw"))
                 .then(|| number(probe, &format!("{dir}/constraint_{index}_max_power_uw")))
-                .flatten();
+                .flatten()
+                .filter(|uw| *uw > 0);
             let constraint = Some(Constraint { index, default_uw });
             match name.as_str() {
                 "long_term" => files.long_term = constraint,

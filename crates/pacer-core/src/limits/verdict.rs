@@ -309,7 +309,7 @@ fn combine(
                 thermal.cooling.push(device.clone());
             }
         }
-        thermal.cooling_devices = thermal.cooling_devices.max(chain.thermal.cooling_devices);
+        thermal.cooling_devices += chain.thermal.cooling_devices;
     }
     thermal.throttle_events = members
         .iter()
@@ -323,7 +323,7 @@ fn combine(
         delivered_khz: average(members.iter().filter_map(|c| c.delivered)),
         delivered_source: None,
         limiter,
-        ceiling_khz: held.iter().filter_map(|c| c.ceiling).min(),
+        ceiling_khz: held_at(&held),
         held_policies: held.iter().map(|c| c.id).collect(),
         since: None,
         settings: shown.settings.clone(),
@@ -332,6 +332,22 @@ fn combine(
         thermal,
         power: power.clone(),
     })
+}
+
+/// The frequency the limiter holds the `held` policies at: the lowest of their ceilings, or,
+/// for a link seen acting without a frequency of its own (the package at its power limit,
+/// throttle counters rising), what they deliver on average rather than the slowest policy.
+fn held_at(held: &[&PolicyChain]) -> Option<Khz> {
+    let acting_only = held.iter().all(|chain| match chain.limiter {
+        Limiter::Power => true,
+        Limiter::Thermal => chain.thermal.ceiling_khz.is_none(),
+        _ => false,
+    });
+    if acting_only {
+        average(held.iter().filter_map(|chain| chain.delivered))
+    } else {
+        held.iter().filter_map(|chain| chain.ceiling).min()
+    }
 }
 
 fn average(values: impl Iterator<Item = Khz>) -> Option<Khz> {

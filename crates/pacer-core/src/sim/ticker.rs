@@ -140,6 +140,9 @@ struct Live {
     counters: Vec<(u32, Counters)>,
     /// Each energy counter: its file, where it wraps, and the µJ it holds.
     energy: Vec<(String, u64, f64)>,
+    /// When energy was last counted: a late tick on a busy machine still counts the time
+    /// that passed, so the power read from the counters stays what the machine draws.
+    counted_at: std::time::Instant,
 }
 
 /// The number a live file of `root` holds; 0 when it is missing or garbled.
@@ -166,6 +169,7 @@ impl Live {
             files: LiveFiles::default(),
             counters: Vec::new(),
             energy,
+            counted_at: std::time::Instant::now(),
         };
         live.take_in_counters(root);
         live
@@ -203,9 +207,12 @@ impl Live {
         self.write_frequencies(root, &khz)?;
         self.write_counters(root, period)?;
         let draws = self.machine.zone_draws_uw(&khz);
+        let now = std::time::Instant::now();
+        let seconds = now.duration_since(self.counted_at).as_secs_f64();
+        self.counted_at = now;
         for ((rel, range, uj), draw) in self.energy.iter_mut().zip(draws) {
             // The counter wraps past its range, as the 32-bit register does.
-            *uj = (*uj + draw * period.as_secs_f64()) % (*range as f64 + 1.0);
+            *uj = (*uj + draw * seconds) % (*range as f64 + 1.0);
             self.files.write(root, rel, *uj as u64, 0o400)?;
         }
         Ok(())

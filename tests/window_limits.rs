@@ -3,11 +3,14 @@
 //! laptop, once its processor cooling steps in, and on the simulated machines of the chain
 //! (held by their cooling devices, held by a lowered power limit), each drawn.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 use std::thread::sleep;
 use std::time::Duration;
 
-use super::common::{self, Gui, Laptop};
-use super::screenshot_with_dialog;
+mod common;
+
+use common::{Gui, Laptop};
 
 /// Scrolls the overview down to the limits rows with the mouse wheel.
 fn scroll_to_limits(gui: &Gui) {
@@ -104,7 +107,7 @@ fn the_overview_says_what_holds_the_cores_back() {
     // The dialog is mapped a moment after it logs.
     sleep(Duration::from_millis(500));
     let title = heading.replace('(', "\\(").replace(')', "\\)");
-    screenshot_with_dialog(&gui, &title, "limits-details");
+    gui.screenshot_with_dialog(&title, "limits-details");
     gui.key("Escape");
     assert!(gui.alive());
 }
