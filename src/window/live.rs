@@ -7,7 +7,7 @@
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
-use pacer_core::history::Event;
+use pacer_core::history::{Event, Setting};
 use pacer_core::machine::Snapshot;
 use pacer_core::status::Status;
 use pacer_core::values::CoreType;
@@ -96,6 +96,15 @@ impl Window {
                 })
                 .collect(),
         );
+        // The background's cheap refresh reads only the governor, the EPP and the limit
+        // chain: a recorded change to anything else (a maximum lowered on waking) is read in
+        // full at once, not at the next full reading half a minute away.
+        if new
+            .iter()
+            .any(|event| !matches!(event.setting, Setting::Governor | Setting::Epp))
+        {
+            self.control.refresh();
+        }
         // The state shown is explained again at once: a change recorded after the reading
         // that found its effect is its cause, and the next reading may be half a minute
         // away while only the tray shows the state.
