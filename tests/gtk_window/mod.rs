@@ -30,13 +30,15 @@ def name_of(node):
     return " ".join((node.name or "").split())
 "#;
 
-/// Every node of `app`, a line each: its depth, role, name, description, and its states
-/// among checked, pressed and focused, tab-separated.
+/// Every node of `app`, a line each: its depth, role, name, description (each on one line),
+/// and its states among checked, pressed and focused, tab-separated.
 const WALK: &str = r#"
 def walk(node, depth):
     states = [pyatspi.stateToString(s) for s in node.getState().getStates()]
     shown = ",".join(s for s in states if s in ("checked", "pressed", "focused"))
-    print("%d\t%s\t%s\t%s\t%s" % (depth, node.getRoleName(), name_of(node), node.description or "", shown))
+    # A description of several lines (the limit bar's) is one line here, as a name is.
+    description = " ".join((node.description or "").split())
+    print("%d\t%s\t%s\t%s\t%s" % (depth, node.getRoleName(), name_of(node), description, shown))
     for child in node:
         if child is not None:
             walk(child, depth + 1)
