@@ -47,17 +47,7 @@ impl Laptop {
             &format!("the helper records the machine {value}"),
             || {
                 self.bus
-                    .call(
-                        "org.freedesktop.login1",
-                        "/org/freedesktop/login1",
-                        "org.freedesktop.DBus.Mock.EmitSignal",
-                        &[
-                            "org.freedesktop.login1.Manager",
-                            "PrepareForSleep",
-                            "b",
-                            &format!("[<{start}>]"),
-                        ],
-                    )
+                    .prepare_for_sleep(start)
                     .map_err(|e| format!("the logind mock emits PrepareForSleep: {e}"))?;
                 sleep(Duration::from_millis(500));
                 let now = recorded()?;

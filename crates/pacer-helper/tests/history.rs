@@ -286,17 +286,7 @@ async fn logind_says(rig: &Rig, history: &History1Proxy<'_>, start: bool) -> u64
         let since = events_after(history, 0).await;
         let last = since.last().and_then(|e| e["id"].as_u64()).unwrap_or(0);
         rig.bus
-            .call(
-                "org.freedesktop.login1",
-                "/org/freedesktop/login1",
-                "org.freedesktop.DBus.Mock.EmitSignal",
-                &[
-                    "org.freedesktop.login1.Manager",
-                    "PrepareForSleep",
-                    "b",
-                    &format!("[<{start}>]"),
-                ],
-            )
+            .prepare_for_sleep(start)
             .expect("the logind mock emits PrepareForSleep");
         tokio::time::sleep(Duration::from_millis(300)).await;
         if let Some(event) = events_after(history, last)

@@ -238,6 +238,22 @@ impl SystemBus {
         }
     }
 
+    /// Has python-dbusmock's logind say that the machine goes to sleep (`start`) or woke
+    /// (logind's `PrepareForSleep`); returns the error text where the mock does not answer.
+    pub fn prepare_for_sleep(&self, start: bool) -> Result<String, String> {
+        self.call(
+            "org.freedesktop.login1",
+            "/org/freedesktop/login1",
+            "org.freedesktop.DBus.Mock.EmitSignal",
+            &[
+                "org.freedesktop.login1.Manager",
+                "PrepareForSleep",
+                "b",
+                &format!("[<{start}>]"),
+            ],
+        )
+    }
+
     pub fn has_owner(&self, name: &str) -> bool {
         self.call(
             "org.freedesktop.DBus",
