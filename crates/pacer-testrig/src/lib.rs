@@ -14,6 +14,7 @@ mod desktop;
 pub mod gnome_shell;
 pub mod gtk_root;
 pub mod kde_panel;
+mod logind;
 pub mod reference_trees;
 pub mod xfce_panel;
 
@@ -236,22 +237,6 @@ impl SystemBus {
         } else {
             Err(String::from_utf8_lossy(&output.stderr).into_owned())
         }
-    }
-
-    /// Has python-dbusmock's logind say that the machine goes to sleep (`start`) or woke
-    /// (logind's `PrepareForSleep`); returns the error text where the mock does not answer.
-    pub fn prepare_for_sleep(&self, start: bool) -> Result<String, String> {
-        self.call(
-            "org.freedesktop.login1",
-            "/org/freedesktop/login1",
-            "org.freedesktop.DBus.Mock.EmitSignal",
-            &[
-                "org.freedesktop.login1.Manager",
-                "PrepareForSleep",
-                "b",
-                &format!("[<{start}>]"),
-            ],
-        )
     }
 
     pub fn has_owner(&self, name: &str) -> bool {

@@ -37,6 +37,10 @@ pub(super) struct PolicyFiles {
     /// The frequencies the driver offers, highest first, where it lists them (a cpufreq
     /// cooling device's states step down through them).
     pub frequencies: Vec<Khz>,
+    /// The cooling devices that hold the policy, and its CPUs among the throttle readings:
+    /// indices found once, so that a refresh goes through each device and CPU once.
+    pub cooling: Vec<usize>,
+    pub throttle: Vec<usize>,
 }
 
 /// Where turbo/boost is switched, and whether the file says "off" with a 1.
@@ -110,7 +114,8 @@ impl LimitReader {
         let (avg_freq, bios_limit) = (has("cpuinfo_avg_freq"), has("bios_limit"));
         let (amd_max, amd_perf) = (has("amd_pstate_max_freq"), has("amd_pstate_highest_perf"));
         let listed = has("scaling_available_frequencies");
-        let policies = active
+        // In id order, as the snapshot's: found by halving below.
+        let mut policies: Vec<PolicyFiles> = active
             .iter()
             .map(|policy| {
                 let dir = policy_dir(policy.id);
@@ -152,6 +157,8 @@ impl LimitReader {
                     boost_max_khz,
                     highest_perf,
                     frequencies,
+                    cooling: Vec::new(),
+                    throttle: Vec::new(),
                 }
             })
             .collect();
@@ -160,6 +167,21 @@ impl LimitReader {
             && root.exists(&format!("{CPU_DIR}/intel_pstate/max_perf_pct"));
         let cooling = CoolingFiles::find(&mut probe, snapshot);
         let throttle = ThrottleFiles::find(&mut probe, snapshot);
+        let index_of = |policies: &[PolicyFiles], id: u32| {
+            policies.binary_search_by_key(&id, |files| files.id).ok()
+        };
+        for (device, files) in cooling.iter().enumerate() {
+            for &id in &files.policies {
+                if let Some(index) = index_of(&policies, id) {
+                    policies[index].cooling.push(device);
+                }
+            }
+        }
+        for (cpu, policy) in throttle.policies().enumerate() {
+            if let Some(index) = policy.and_then(|id| index_of(&policies, id)) {
+                policies[index].throttle.push(cpu);
+            }
+        }
         let power = PowerFiles::find(&mut probe);
         LimitReader {
             policies,

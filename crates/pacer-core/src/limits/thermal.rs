@@ -191,8 +191,8 @@ pub(super) struct ThrottleFiles {
 /// The counters at one refresh: per CPU, its core events plus those of its package.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ThrottleReading {
-    /// (policy, events) for each CPU read.
-    pub per_policy: Vec<(u32, u64)>,
+    /// The events of each CPU read, in the order [`ThrottleFiles::policies`] gives.
+    pub counts: Vec<u64>,
 }
 
 impl ThrottleFiles {
@@ -231,6 +231,11 @@ impl ThrottleFiles {
         ThrottleFiles { cpus, packages }
     }
 
+    /// The policy of each CPU whose counters are read, in the order of the readings.
+    pub(super) fn policies(&self) -> impl Iterator<Item = Option<u32>> + '_ {
+        self.cpus.iter().map(|&(_, policy, _)| policy)
+    }
+
     /// Each CPU's core count plus its package's, each file read once.
     pub(super) fn read(&self, probe: &mut Probe<'_>) -> ThrottleReading {
         let count = |probe: &mut Probe<'_>, cpu: u32, name: &str| {
@@ -244,14 +249,14 @@ impl ThrottleFiles {
             .iter()
             .map(|&cpu| count(probe, cpu, "package_throttle_count"))
             .collect();
-        let per_policy = self
+        let counts = self
             .cpus
             .iter()
-            .filter_map(|&(cpu, policy, package)| {
+            .map(|&(cpu, _, package)| {
                 let core = count(probe, cpu, "core_throttle_count");
-                Some((policy?, core + packages.get(package).copied().unwrap_or(0)))
+                core + packages.get(package).copied().unwrap_or(0)
             })
             .collect();
-        ThrottleReading { per_policy }
+        ThrottleReading { counts }
     }
 }

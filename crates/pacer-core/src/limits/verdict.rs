@@ -239,10 +239,13 @@ fn thermal_link(
         return ThermalLink::default();
     };
     let mut link = ThermalLink::default();
-    for (device, state) in evidence.reader.cooling.iter().zip(&last.cooling_states) {
-        if !device.policies.contains(&files.id) {
+    for &index in &files.cooling {
+        let (Some(device), Some(state)) = (
+            evidence.reader.cooling.get(index),
+            last.cooling_states.get(index),
+        ) else {
             continue;
-        }
+        };
         link.cooling_devices += 1;
         let Some(state) = state.filter(|state| *state > 0) else {
             continue;
@@ -258,12 +261,10 @@ fn thermal_link(
         });
     }
     let events = |reading: &LimitReading| -> Option<u64> {
-        let counts = reading
-            .throttle
-            .per_policy
-            .iter()
-            .filter(|(id, _)| *id == files.id);
-        counts.map(|(_, count)| *count).reduce(u64::saturating_add)
+        let counts = files.throttle.iter();
+        counts
+            .filter_map(|&cpu| reading.throttle.counts.get(cpu).copied())
+            .reduce(u64::saturating_add)
     };
     link.throttle_events = events(last).map(|new| new.saturating_sub(events(first).unwrap_or(new)));
     link
