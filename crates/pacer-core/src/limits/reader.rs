@@ -171,10 +171,8 @@ impl LimitReader {
             policies.binary_search_by_key(&id, |files| files.id).ok()
         };
         for (device, files) in cooling.iter().enumerate() {
-            for &id in &files.policies {
-                if let Some(index) = index_of(&policies, id) {
-                    policies[index].cooling.push(device);
-                }
+            if let Some(index) = index_of(&policies, files.policy) {
+                policies[index].cooling.push(device);
             }
         }
         for (cpu, policy) in throttle.policies().enumerate() {

@@ -38,8 +38,8 @@ pub(super) struct CoolingFiles {
     /// `cooling_deviceN`.
     pub name: String,
     pub kind: CoolingKind,
-    /// The policies whose maximum it lowers.
-    pub policies: Vec<u32>,
+    /// The policy whose maximum it lowers (its CPU's).
+    pub policy: u32,
     pub max_state: u32,
     /// `cur_state`, the one file read at each refresh (a `Processor` device per CPU: a
     /// large machine has hundreds).
@@ -71,7 +71,7 @@ pub struct ThermalLink {
 }
 
 impl CoolingFiles {
-    /// The cooling devices that act on CPU frequency, mapped to the policies they hold.
+    /// The cooling devices that act on CPU frequency, each with the policy it holds.
     pub(super) fn find(probe: &mut Probe<'_>, snapshot: &Snapshot) -> Vec<CoolingFiles> {
         let Ok(names) = probe.root().list_dir(THERMAL_DIR) else {
             return Vec::new();
@@ -85,7 +85,7 @@ impl CoolingFiles {
             let Some(kind) = probe.text(&format!("{dir}/type"), Need::Required) else {
                 continue;
             };
-            let (kind, policies) = if kind == "Processor" {
+            let (kind, policy) = if kind == "Processor" {
                 // The device's state is its package's step plus its own CPU's T-state, so
                 // each CPU's own device says what holds it (`docs/kernel.md` 8.4).
                 let Some(policy) =
@@ -93,13 +93,13 @@ impl CoolingFiles {
                 else {
                     continue;
                 };
-                (CoolingKind::Processor, vec![policy])
+                (CoolingKind::Processor, policy)
             } else if let Some(cpu) = kind.strip_prefix("cpufreq-cpu") {
                 let Some(policy) = cpu.parse().ok().and_then(|cpu| snapshot.cpu(cpu)?.policy)
                 else {
                     continue;
                 };
-                (CoolingKind::Cpufreq, vec![policy])
+                (CoolingKind::Cpufreq, policy)
             } else {
                 continue;
             };
@@ -114,7 +114,7 @@ impl CoolingFiles {
                 state_file: format!("{dir}/cur_state"),
                 name,
                 kind,
-                policies,
+                policy,
                 max_state,
             });
         }

@@ -46,23 +46,14 @@ pub(super) fn intel_hybrid(smt: bool) -> SimMachine {
     let policies = (0..count)
         .map(|id| {
             let p_core = id < p_threads;
+            let (max, base) = if p_core {
+                (4_700_000, 2_100_000)
+            } else {
+                (3_400_000, 1_500_000)
+            };
             SimPolicy {
-                id,
-                cpus: vec![id],
-                governor: "powersave".into(),
-                min_khz: 400_000,
-                max_khz: if p_core { 4_700_000 } else { 3_400_000 },
-                hw_min_khz: 400_000,
-                hw_max_khz: if p_core { 4_700_000 } else { 3_400_000 },
-                base_khz: Some(if p_core { 2_100_000 } else { 1_500_000 }),
                 cur_khz: INTEL_CUR_KHZ[id as usize],
-                epp_raw: Some(102),
-                epp_saved: None,
-                opps: None,
-                dynamic_power_coefficient: None,
-                boost: None,
-                cooling_state: 0,
-                epp_written_raw: false,
+                ..per_cpu_policy(id, (400_000, max), Some(base), 102)
             }
         })
         .collect();
